@@ -1,0 +1,1 @@
+//! Workloads and peer adapters for raypick's benchmarks.

@@ -1,0 +1,1 @@
+//! raypick-bvh: filled by a later issue.

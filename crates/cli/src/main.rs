@@ -1,0 +1,5 @@
+//! The `raypick` command.
+
+fn main() {
+    println!("raypick");
+}

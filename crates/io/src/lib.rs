@@ -1,0 +1,1 @@
+//! raypick-io: filled by a later issue.

@@ -1,0 +1,40 @@
+//! Rays.
+
+use crate::{Point3, Real, Vector3};
+
+/// A half-line `origin + t * dir`.
+///
+/// The direction need not be unit length and is never normalized by raypick: every `t`
+/// reported for this ray is in units of `dir`. A zero or non-finite direction is allowed;
+/// the kernels then report no hit rather than panic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray {
+    /// Where the ray starts.
+    pub origin: Point3<Real>,
+    /// The direction, in whatever length the caller chose.
+    pub dir: Vector3<Real>,
+}
+
+impl Ray {
+    /// A ray from `origin` along `dir` (not normalized).
+    #[must_use]
+    pub fn new(origin: Point3<Real>, dir: Vector3<Real>) -> Self {
+        Self { origin, dir }
+    }
+
+    /// The point at parameter `t`: `origin + t * dir`.
+    #[must_use]
+    pub fn at(&self, t: Real) -> Point3<Real> {
+        self.origin + self.dir * t
+    }
+
+    /// True when the origin and direction are finite and the direction is not zero.
+    ///
+    /// Kernels accept any ray; this is for callers that want to reject bad input early.
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.origin.iter().all(|c| c.is_finite())
+            && self.dir.iter().all(|c| c.is_finite())
+            && self.dir != Vector3::zeros()
+    }
+}

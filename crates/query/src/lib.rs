@@ -1,0 +1,1 @@
+//! raypick-query: filled by a later issue.
