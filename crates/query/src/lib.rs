@@ -1,1 +1,3 @@
 //! raypick-query: filled by a later issue.
+
+pub mod camera;

@@ -1,0 +1,683 @@
+//! Cameras: rays through window pixels and points projected back onto the window.
+//!
+//! A [`Camera`] is a view matrix and a projection matrix plus the [`ClipConvention`] that
+//! says how the projection maps depth (OpenGL `-1..1`, `0..1` as in Vulkan, wgpu and D3D,
+//! or either one reversed) and which way NDC y points. Build one from eye / target / up
+//! ([`Camera::look_at`]) or from the matrices your renderer already uses
+//! ([`Camera::from_matrices`]).
+//!
+//! Window pixels have their origin at the top left of the [`Viewport`] with y pointing down;
+//! the centre of pixel `(i, j)` is at `(i + 0.5, j + 0.5)`. Internally everything is done in
+//! f64, so projecting a point back lands within a small fraction of a pixel.
+//!
+//! ```
+//! use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
+//! use raypick_primitives::{Point3, Vector3};
+//!
+//! let camera = Camera::look_at(
+//!     Point3::new(0.0, 0.0, 5.0),
+//!     Point3::origin(),
+//!     Vector3::y(),
+//!     Projection::perspective(60f32.to_radians(), 16.0 / 9.0, 0.1, 100.0),
+//!     ClipConvention::OPENGL,
+//! )
+//! .unwrap();
+//! let viewport = Viewport::new(1920.0, 1080.0);
+//! let ray = camera.ray_from_pixel(960.0, 540.0, &viewport).unwrap();
+//! // The centre ray starts on the near plane and looks down -z with a unit direction.
+//! assert!((ray.origin.z - 4.9).abs() < 1e-5);
+//! assert!((ray.dir.z + 1.0).abs() < 1e-6);
+//! // t is the distance from the near plane: the origin is hit at t = 4.9.
+//! let p = camera.project(&ray.at(4.9), &viewport).unwrap();
+//! assert!((p.x - 960.0).abs() < 1e-3 && (p.y - 540.0).abs() < 1e-3);
+//! ```
+
+use nalgebra::{Isometry3, Matrix4, Point3 as P3, Vector4};
+use raypick_primitives::{Point3, Ray, Real, Vector3};
+
+/// The depth range of normalized device coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DepthRange {
+    /// `-1..1`, as in OpenGL by default.
+    NegOneToOne,
+    /// `0..1`, as in Vulkan, wgpu, Metal and Direct3D.
+    ZeroToOne,
+}
+
+/// How a projection matrix maps view space to normalized device coordinates (NDC).
+///
+/// NDC x always points right. The presets cover the common APIs; [`ClipConvention::reversed_z`]
+/// turns any of them into its reversed-Z form (near plane at the far end of the depth range,
+/// which is what a reversed-Z renderer with a `GREATER` depth test uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClipConvention {
+    /// The NDC depth range.
+    pub depth: DepthRange,
+    /// True when the near plane maps to the far end of the range (1 instead of -1 or 0).
+    pub reversed_z: bool,
+    /// True when NDC y points down (Vulkan); false when it points up (OpenGL, D3D, wgpu, Metal).
+    pub y_down: bool,
+}
+
+impl ClipConvention {
+    /// OpenGL: depth `-1..1`, y up.
+    pub const OPENGL: Self = Self {
+        depth: DepthRange::NegOneToOne,
+        reversed_z: false,
+        y_down: false,
+    };
+    /// Direct3D, wgpu and Metal: depth `0..1`, y up.
+    pub const ZERO_TO_ONE: Self = Self {
+        depth: DepthRange::ZeroToOne,
+        reversed_z: false,
+        y_down: false,
+    };
+    /// Same as [`ClipConvention::ZERO_TO_ONE`].
+    pub const D3D: Self = Self::ZERO_TO_ONE;
+    /// Same as [`ClipConvention::ZERO_TO_ONE`].
+    pub const WGPU: Self = Self::ZERO_TO_ONE;
+    /// Vulkan: depth `0..1`, y down.
+    pub const VULKAN: Self = Self {
+        depth: DepthRange::ZeroToOne,
+        reversed_z: false,
+        y_down: true,
+    };
+
+    /// This convention with the near plane at the far end of the depth range.
+    #[must_use]
+    pub const fn reversed_z(self) -> Self {
+        Self {
+            reversed_z: true,
+            ..self
+        }
+    }
+
+    /// NDC depth of the near plane.
+    #[must_use]
+    pub fn near_ndc(&self) -> f64 {
+        match (self.depth, self.reversed_z) {
+            (DepthRange::NegOneToOne, false) => -1.0,
+            (DepthRange::ZeroToOne, false) => 0.0,
+            (_, true) => 1.0,
+        }
+    }
+
+    /// NDC depth of the far plane.
+    #[must_use]
+    pub fn far_ndc(&self) -> f64 {
+        match (self.depth, self.reversed_z) {
+            (_, false) => 1.0,
+            (DepthRange::NegOneToOne, true) => -1.0,
+            (DepthRange::ZeroToOne, true) => 0.0,
+        }
+    }
+}
+
+/// The window rectangle the camera renders into, in window pixels (origin top left, y down).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    /// Left edge in window pixels.
+    pub x: Real,
+    /// Top edge in window pixels.
+    pub y: Real,
+    /// Width in pixels; must be positive and finite for the viewport to be usable.
+    pub width: Real,
+    /// Height in pixels; must be positive and finite for the viewport to be usable.
+    pub height: Real,
+}
+
+impl Viewport {
+    /// A viewport at the window's top left corner.
+    #[must_use]
+    pub const fn new(width: Real, height: Real) -> Self {
+        Self {
+            x: 0.0,
+            y: 0.0,
+            width,
+            height,
+        }
+    }
+
+    /// True when the origin is finite and the size positive and finite.
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.x.is_finite()
+            && self.y.is_finite()
+            && self.width.is_finite()
+            && self.height.is_finite()
+            && self.width > 0.0
+            && self.height > 0.0
+    }
+
+    /// Window pixel `(x, y)` to NDC `(x, y)` for the given y direction.
+    fn to_ndc(self, x: f64, y: f64, y_down: bool) -> (f64, f64) {
+        let nx = 2.0 * (x - f64::from(self.x)) / f64::from(self.width) - 1.0;
+        let ny = 1.0 - 2.0 * (y - f64::from(self.y)) / f64::from(self.height);
+        (nx, if y_down { -ny } else { ny })
+    }
+
+    /// NDC `(x, y)` to window pixel `(x, y)`.
+    fn from_ndc(self, nx: f64, ny: f64, y_down: bool) -> (f64, f64) {
+        let ny = if y_down { -ny } else { ny };
+        (
+            f64::from(self.x) + (nx + 1.0) * 0.5 * f64::from(self.width),
+            f64::from(self.y) + (1.0 - ny) * 0.5 * f64::from(self.height),
+        )
+    }
+}
+
+/// A rectangle on the window, in window pixels (origin top left, y down).
+///
+/// The corners may be given in any order; [`ScreenRect::new`] sorts them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScreenRect {
+    /// Top left corner `(x, y)`.
+    pub min: [Real; 2],
+    /// Bottom right corner `(x, y)`.
+    pub max: [Real; 2],
+}
+
+impl ScreenRect {
+    /// The rectangle spanned by two opposite corners, in any order (a mouse drag).
+    #[must_use]
+    pub fn new(a: [Real; 2], b: [Real; 2]) -> Self {
+        Self {
+            min: [a[0].min(b[0]), a[1].min(b[1])],
+            max: [a[0].max(b[0]), a[1].max(b[1])],
+        }
+    }
+
+    /// The square of half-size `radius` around `(x, y)`.
+    #[must_use]
+    pub fn around(x: Real, y: Real, radius: Real) -> Self {
+        Self::new([x - radius, y - radius], [x + radius, y + radius])
+    }
+
+    /// True when the corners are finite and the rectangle has a positive area.
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.min.iter().chain(&self.max).all(|c| c.is_finite())
+            && self.max[0] > self.min[0]
+            && self.max[1] > self.min[1]
+    }
+}
+
+/// The projection part of [`Camera::look_at`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Projection {
+    /// Perspective projection.
+    Perspective {
+        /// Vertical field of view in radians, in `(0, pi)`.
+        fov_y: Real,
+        /// Width over height; normally the viewport's.
+        aspect: Real,
+        /// Distance to the near plane, `> 0`.
+        near: Real,
+        /// Distance to the far plane, `> near`; `Real::INFINITY` gives an infinite far plane.
+        far: Real,
+    },
+    /// Orthographic projection.
+    Orthographic {
+        /// Height of the view volume in world units, `> 0`.
+        height: Real,
+        /// Width over height; normally the viewport's.
+        aspect: Real,
+        /// Signed distance to the near plane (may be negative or zero).
+        near: Real,
+        /// Signed distance to the far plane, finite and `> near`.
+        far: Real,
+    },
+}
+
+impl Projection {
+    /// A perspective projection (see [`Projection::Perspective`] for the valid ranges).
+    #[must_use]
+    pub const fn perspective(fov_y: Real, aspect: Real, near: Real, far: Real) -> Self {
+        Self::Perspective {
+            fov_y,
+            aspect,
+            near,
+            far,
+        }
+    }
+
+    /// An orthographic projection (see [`Projection::Orthographic`] for the valid ranges).
+    #[must_use]
+    pub const fn orthographic(height: Real, aspect: Real, near: Real, far: Real) -> Self {
+        Self::Orthographic {
+            height,
+            aspect,
+            near,
+            far,
+        }
+    }
+
+    /// The right-handed projection matrix (camera looking down -z) for `convention`.
+    ///
+    /// # Errors
+    /// [`CameraError::InvalidProjection`] naming the bad parameter.
+    pub fn matrix(&self, convention: ClipConvention) -> Result<Matrix4<f64>, CameraError> {
+        let bad = |what: &'static str| Err(CameraError::InvalidProjection(what));
+        let (zn, zf) = (convention.near_ndc(), convention.far_ndc());
+        let ysign = if convention.y_down { -1.0 } else { 1.0 };
+        match *self {
+            Projection::Perspective {
+                fov_y,
+                aspect,
+                near,
+                far,
+            } => {
+                if !(fov_y > 0.0 && fov_y < std::f32::consts::PI) {
+                    return bad("fov_y must be in (0, pi)");
+                }
+                if !(aspect > 0.0 && aspect.is_finite()) {
+                    return bad("aspect must be positive and finite");
+                }
+                if !(near > 0.0 && near.is_finite()) {
+                    return bad("near must be positive and finite");
+                }
+                if !(far > near) {
+                    return bad("far must be greater than near");
+                }
+                let f = 1.0 / (f64::from(fov_y) * 0.5).tan();
+                let n = f64::from(near);
+                // z_ndc(d) = -a + b / d at view depth d = -z: solve for near -> zn, far -> zf.
+                let (a, b) = if far.is_infinite() {
+                    let b = (zn - zf) * n;
+                    (b / n - zn, b)
+                } else {
+                    let fa = f64::from(far);
+                    let b = (zn - zf) * n * fa / (fa - n);
+                    (b / n - zn, b)
+                };
+                #[rustfmt::skip]
+                let m = Matrix4::new(
+                    f / f64::from(aspect), 0.0, 0.0, 0.0,
+                    0.0, ysign * f, 0.0, 0.0,
+                    0.0, 0.0, a, b,
+                    0.0, 0.0, -1.0, 0.0,
+                );
+                Ok(m)
+            }
+            Projection::Orthographic {
+                height,
+                aspect,
+                near,
+                far,
+            } => {
+                if !(height > 0.0 && height.is_finite()) {
+                    return bad("height must be positive and finite");
+                }
+                if !(aspect > 0.0 && aspect.is_finite()) {
+                    return bad("aspect must be positive and finite");
+                }
+                if !(near.is_finite() && far.is_finite()) {
+                    return bad("near and far must be finite");
+                }
+                if !(far > near) {
+                    return bad("far must be greater than near");
+                }
+                let (n, fa) = (f64::from(near), f64::from(far));
+                let h = f64::from(height);
+                let w = h * f64::from(aspect);
+                // z_ndc = a * z + b with z = -near -> zn, z = -far -> zf.
+                let a = (zn - zf) / (fa - n);
+                let b = zn + a * n;
+                #[rustfmt::skip]
+                let m = Matrix4::new(
+                    2.0 / w, 0.0, 0.0, 0.0,
+                    0.0, ysign * 2.0 / h, 0.0, 0.0,
+                    0.0, 0.0, a, b,
+                    0.0, 0.0, 0.0, 1.0,
+                );
+                Ok(m)
+            }
+        }
+    }
+}
+
+/// Why a camera could not be built.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CameraError {
+    /// A projection parameter is out of range; the message names it.
+    #[error("invalid projection: {0}")]
+    InvalidProjection(&'static str),
+    /// Eye, target or up is not finite, eye equals target, or up is parallel to the view
+    /// direction.
+    #[error("invalid look-at: {0}")]
+    InvalidLookAt(&'static str),
+    /// The view or projection matrix has a non-finite entry.
+    #[error("the {0} matrix has a non-finite entry")]
+    NonFinite(&'static str),
+    /// The view-projection matrix cannot be inverted.
+    #[error("the view-projection matrix is singular")]
+    Singular,
+}
+
+/// A point projected onto the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScreenPoint {
+    /// Window x in pixels (right).
+    pub x: Real,
+    /// Window y in pixels (down).
+    pub y: Real,
+    /// NDC depth in the camera's convention (near plane at [`ClipConvention::near_ndc`]).
+    pub depth: Real,
+}
+
+/// A camera: view and projection matrices and their clip convention.
+///
+/// All matrices are kept in f64. The camera is immutable; build a new one when it moves
+/// (that is cheap: one 4x4 inverse).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    view: Matrix4<f64>,
+    proj: Matrix4<f64>,
+    view_proj: Matrix4<f64>,
+    inv_view_proj: Matrix4<f64>,
+    convention: ClipConvention,
+}
+
+impl Camera {
+    /// A right-handed camera at `eye` looking at `target` with `up` roughly up, using the
+    /// projection matrix that `projection` gives for `convention`.
+    ///
+    /// # Errors
+    /// Non-finite input, `eye == target`, `up` parallel to the view direction
+    /// ([`CameraError::InvalidLookAt`]) or a projection parameter out of range
+    /// ([`CameraError::InvalidProjection`]).
+    pub fn look_at(
+        eye: Point3<Real>,
+        target: Point3<Real>,
+        up: Vector3<Real>,
+        projection: Projection,
+        convention: ClipConvention,
+    ) -> Result<Self, CameraError> {
+        let finite = |v: &[Real]| v.iter().all(|c| c.is_finite());
+        if !(finite(eye.coords.as_slice())
+            && finite(target.coords.as_slice())
+            && finite(up.as_slice()))
+        {
+            return Err(CameraError::InvalidLookAt("eye, target and up must be finite"));
+        }
+        let eye = eye.cast::<f64>();
+        let target = target.cast::<f64>();
+        let up = up.cast::<f64>();
+        let fwd = target - eye;
+        if fwd.norm_squared() == 0.0 {
+            return Err(CameraError::InvalidLookAt("eye equals target"));
+        }
+        if fwd.normalize().cross(&up).norm() <= 1e-12 * up.norm() || up.norm_squared() == 0.0 {
+            return Err(CameraError::InvalidLookAt(
+                "up is zero or parallel to the view direction",
+            ));
+        }
+        let view = Isometry3::look_at_rh(&P3::from(eye.coords), &target, &up).to_homogeneous();
+        let proj = projection.matrix(convention)?;
+        Self::from_f64(view, proj, convention)
+    }
+
+    /// A camera from a view matrix (world to view space) and a projection matrix (view to clip
+    /// space) following `convention`.
+    ///
+    /// Any invertible combination works, including off-centre, infinite-far and reversed-Z
+    /// projections. Points in front of the camera must have a positive clip `w`.
+    ///
+    /// # Errors
+    /// [`CameraError::NonFinite`] naming the matrix, or [`CameraError::Singular`] when the
+    /// product cannot be inverted.
+    pub fn from_matrices(
+        view: &Matrix4<Real>,
+        projection: &Matrix4<Real>,
+        convention: ClipConvention,
+    ) -> Result<Self, CameraError> {
+        if !view.iter().all(|c| c.is_finite()) {
+            return Err(CameraError::NonFinite("view"));
+        }
+        if !projection.iter().all(|c| c.is_finite()) {
+            return Err(CameraError::NonFinite("projection"));
+        }
+        Self::from_f64(view.cast(), projection.cast(), convention)
+    }
+
+    /// [`Camera::from_matrices`] in f64.
+    ///
+    /// # Errors
+    /// As [`Camera::from_matrices`].
+    pub fn from_matrices_f64(
+        view: &Matrix4<f64>,
+        projection: &Matrix4<f64>,
+        convention: ClipConvention,
+    ) -> Result<Self, CameraError> {
+        if !view.iter().all(|c| c.is_finite()) {
+            return Err(CameraError::NonFinite("view"));
+        }
+        if !projection.iter().all(|c| c.is_finite()) {
+            return Err(CameraError::NonFinite("projection"));
+        }
+        Self::from_f64(*view, *projection, convention)
+    }
+
+    fn from_f64(
+        view: Matrix4<f64>,
+        proj: Matrix4<f64>,
+        convention: ClipConvention,
+    ) -> Result<Self, CameraError> {
+        let view_proj = proj * view;
+        let inv_view_proj = view_proj.try_inverse().ok_or(CameraError::Singular)?;
+        if !inv_view_proj.iter().all(|c| c.is_finite()) {
+            return Err(CameraError::Singular);
+        }
+        Ok(Self {
+            view,
+            proj,
+            view_proj,
+            inv_view_proj,
+            convention,
+        })
+    }
+
+    /// The view matrix (world to view space).
+    #[must_use]
+    pub fn view_matrix(&self) -> Matrix4<f64> {
+        self.view
+    }
+
+    /// The projection matrix (view to clip space).
+    #[must_use]
+    pub fn projection_matrix(&self) -> Matrix4<f64> {
+        self.proj
+    }
+
+    /// `projection * view` (world to clip space).
+    #[must_use]
+    pub fn view_projection(&self) -> Matrix4<f64> {
+        self.view_proj
+    }
+
+    /// The clip convention the projection follows.
+    #[must_use]
+    pub fn convention(&self) -> ClipConvention {
+        self.convention
+    }
+
+    /// The world point at NDC `(x, y, z)`, or `None` when it lies at infinity.
+    fn unproject_ndc(&self, x: f64, y: f64, z: f64) -> Option<P3<f64>> {
+        let h = self.inv_view_proj * Vector4::new(x, y, z, 1.0);
+        if h.w == 0.0 || !h.w.is_finite() {
+            return None;
+        }
+        let p = P3::new(h.x / h.w, h.y / h.w, h.z / h.w);
+        p.iter().all(|c| c.is_finite()).then_some(p)
+    }
+
+    /// The ray through window position `(x, y)` (pixels, origin top left, y down; the centre
+    /// of pixel `(i, j)` is `(i + 0.5, j + 0.5)`).
+    ///
+    /// The ray starts on the near plane and its direction has unit length in world space, so
+    /// `t` is the world distance from the near plane along the ray. Positions outside the
+    /// viewport give rays outside the view volume, which is fine.
+    ///
+    /// Returns `None` for a non-finite position or an invalid viewport.
+    #[must_use]
+    pub fn ray_from_pixel(&self, x: Real, y: Real, viewport: &Viewport) -> Option<Ray> {
+        self.ray_from_pixel_f64(f64::from(x), f64::from(y), viewport)
+    }
+
+    /// [`Camera::ray_from_pixel`] with f64 window coordinates.
+    #[must_use]
+    pub fn ray_from_pixel_f64(&self, x: f64, y: f64, viewport: &Viewport) -> Option<Ray> {
+        if !(x.is_finite() && y.is_finite() && viewport.is_valid()) {
+            return None;
+        }
+        let (nx, ny) = viewport.to_ndc(x, y, self.convention.y_down);
+        let zn = self.convention.near_ndc();
+        // A second point halfway through the depth range: finite even with an infinite far.
+        let zm = 0.5 * (zn + self.convention.far_ndc());
+        let p0 = self.unproject_ndc(nx, ny, zn)?;
+        let p1 = self.unproject_ndc(nx, ny, zm)?;
+        let d = p1 - p0;
+        let len = d.norm();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        let d = d / len;
+        Some(Ray::new(p0.cast::<Real>(), d.cast::<Real>()))
+    }
+
+    /// The window position (pixels, origin top left, y down) and NDC depth of `point`.
+    ///
+    /// Returns `None` when the point is at or behind the camera plane (clip `w <= 0`) or
+    /// non-finite, or the viewport is invalid. Points in front of the camera but outside the
+    /// view volume (beyond the window edges, before the near or after the far plane) are
+    /// projected normally.
+    #[must_use]
+    pub fn project(&self, point: &Point3<Real>, viewport: &Viewport) -> Option<ScreenPoint> {
+        let (x, y, depth) = self.project_f64(&point.cast::<f64>(), viewport)?;
+        Some(ScreenPoint {
+            x: x as Real,
+            y: y as Real,
+            depth: depth as Real,
+        })
+    }
+
+    /// [`Camera::project`] in f64: `(x, y, ndc depth)`.
+    #[must_use]
+    pub fn project_f64(&self, point: &P3<f64>, viewport: &Viewport) -> Option<(f64, f64, f64)> {
+        if !viewport.is_valid() {
+            return None;
+        }
+        let c = self.view_proj * point.to_homogeneous();
+        if !(c.w > 0.0) || !c.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (x, y) = viewport.from_ndc(c.x / c.w, c.y / c.w, self.convention.y_down);
+        Some((x, y, c.z / c.w))
+    }
+
+    /// The world-to-clip matrix of the sub-view through `rect`: it maps the part of the view
+    /// volume behind the rectangle onto the whole clip volume, so its frustum is the
+    /// rectangle's frustum (the volume a marquee selects from).
+    ///
+    /// Returns `None` for an invalid rectangle or viewport.
+    #[must_use]
+    pub fn rect_view_projection(
+        &self,
+        rect: &ScreenRect,
+        viewport: &Viewport,
+    ) -> Option<Matrix4<f64>> {
+        if !(rect.is_valid() && viewport.is_valid()) {
+            return None;
+        }
+        let y_down = self.convention.y_down;
+        let (ax, ay) = viewport.to_ndc(f64::from(rect.min[0]), f64::from(rect.min[1]), y_down);
+        let (bx, by) = viewport.to_ndc(f64::from(rect.max[0]), f64::from(rect.max[1]), y_down);
+        let (x0, x1) = (ax.min(bx), ax.max(bx));
+        let (y0, y1) = (ay.min(by), ay.max(by));
+        // x' = (2x - (x0 + x1) w) / (x1 - x0), the same for y; z and w unchanged.
+        #[rustfmt::skip]
+        let s = Matrix4::new(
+            2.0 / (x1 - x0), 0.0, 0.0, -(x0 + x1) / (x1 - x0),
+            0.0, 2.0 / (y1 - y0), 0.0, -(y0 + y1) / (y1 - y0),
+            0.0, 0.0, 1.0, 0.0,
+            0.0, 0.0, 0.0, 1.0,
+        );
+        Some(s * self.view_proj)
+    }
+
+    /// The six planes of the frustum behind `rect` as `(normal, offset)` with the inside where
+    /// `normal . p + offset >= 0`, in the order left, right, bottom, top, near, far.
+    ///
+    /// Normals are not normalized; with an infinite far plane the far plane has a zero normal
+    /// and a non-negative offset (everything is inside it). Returns `None` for an invalid
+    /// rectangle or viewport.
+    #[must_use]
+    pub fn rect_planes(
+        &self,
+        rect: &ScreenRect,
+        viewport: &Viewport,
+    ) -> Option<[(nalgebra::Vector3<f64>, f64); 6]> {
+        let m = self.rect_view_projection(rect, viewport)?;
+        Some(clip_planes(&m, self.convention.depth))
+    }
+}
+
+/// The six clip planes of `m` (Gribb and Hartmann), inside where `n . p + d >= 0`.
+pub(crate) fn clip_planes(m: &Matrix4<f64>, depth: DepthRange) -> [(nalgebra::Vector3<f64>, f64); 6] {
+    let row = |i: usize| m.row(i).transpose();
+    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+    let split = |v: Vector4<f64>| (v.xyz(), v.w);
+    let near = match depth {
+        DepthRange::NegOneToOne => r3 + r2,
+        DepthRange::ZeroToOne => r2,
+    };
+    // A reversed-Z convention only swaps which of the two depth planes is near; the pair is
+    // the same set of inequalities, so the planes are listed by range, not by name.
+    [
+        split(r3 + r0),
+        split(r3 - r0),
+        split(r3 + r1),
+        split(r3 - r1),
+        split(near),
+        split(r3 - r2),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_far_ndc() {
+        assert_eq!(ClipConvention::OPENGL.near_ndc(), -1.0);
+        assert_eq!(ClipConvention::OPENGL.reversed_z().near_ndc(), 1.0);
+        assert_eq!(ClipConvention::OPENGL.reversed_z().far_ndc(), -1.0);
+        assert_eq!(ClipConvention::VULKAN.reversed_z().far_ndc(), 0.0);
+    }
+
+    #[test]
+    fn projection_maps_near_and_far() {
+        for conv in [
+            ClipConvention::OPENGL,
+            ClipConvention::ZERO_TO_ONE,
+            ClipConvention::OPENGL.reversed_z(),
+            ClipConvention::ZERO_TO_ONE.reversed_z(),
+        ] {
+            let m = Projection::perspective(1.0, 1.5, 0.5, 20.0)
+                .matrix(conv)
+                .unwrap();
+            let ndc = |d: f64| {
+                let c = m * Vector4::new(0.0, 0.0, -d, 1.0);
+                c.z / c.w
+            };
+            assert!((ndc(0.5) - conv.near_ndc()).abs() < 1e-12);
+            assert!((ndc(20.0) - conv.far_ndc()).abs() < 1e-12);
+            let o = Projection::orthographic(2.0, 1.0, -1.0, 3.0)
+                .matrix(conv)
+                .unwrap();
+            let ndc = |d: f64| (o * Vector4::new(0.0, 0.0, -d, 1.0)).z;
+            assert!((ndc(-1.0) - conv.near_ndc()).abs() < 1e-12);
+            assert!((ndc(3.0) - conv.far_ndc()).abs() < 1e-12);
+        }
+    }
+}
