@@ -1,6 +1,7 @@
 //! Axis-aligned bounding boxes.
 
-use crate::{Point3, Real, Vector3};
+use crate::{Point3, Real, Sphere, Vector3};
+use nalgebra::{Affine3, Matrix4};
 
 /// An axis-aligned box, `min` to `max` inclusive.
 ///
@@ -37,6 +38,91 @@ impl Aabb {
     #[must_use]
     pub fn from_point(p: Point3<Real>) -> Self {
         Self { min: p, max: p }
+    }
+
+    /// A box from its centre and half-extents ("centre-radius" form).
+    ///
+    /// A negative half-extent gives an empty box; non-finite input gives a box that
+    /// [`Aabb::is_empty`] reports as empty when it holds a NaN.
+    #[must_use]
+    pub fn from_center_half_extents(center: Point3<Real>, half_extents: Vector3<Real>) -> Self {
+        Self {
+            min: center - half_extents,
+            max: center + half_extents,
+        }
+    }
+
+    /// A box from its minimum corner and size ("min-width" form): `max = min + size`.
+    /// A negative size gives an empty box.
+    #[must_use]
+    pub fn from_min_size(min: Point3<Real>, size: Vector3<Real>) -> Self {
+        Self {
+            min,
+            max: min + size,
+        }
+    }
+
+    /// The centre-radius form: `(center, half_extents)`. Inverse of
+    /// [`Aabb::from_center_half_extents`] up to rounding; non-finite for the empty box.
+    #[must_use]
+    pub fn to_center_half_extents(&self) -> (Point3<Real>, Vector3<Real>) {
+        (self.center(), self.half_extents())
+    }
+
+    /// The min-width form: `(min, size)`. Inverse of [`Aabb::from_min_size`] up to rounding;
+    /// the size is negative for the empty box.
+    #[must_use]
+    pub fn to_min_size(&self) -> (Point3<Real>, Vector3<Real>) {
+        (self.min, self.extents())
+    }
+
+    /// The box of a point set by its extreme points (per-axis min and max).
+    ///
+    /// Empty input gives [`Aabb::EMPTY`]. NaN coordinates are ignored (per axis); infinite
+    /// coordinates are kept. All-negative coordinates work (the running maximum starts at
+    /// `-inf`, not at the smallest positive float).
+    #[must_use]
+    pub fn from_points(points: &[Point3<Real>]) -> Self {
+        points.iter().fold(Self::EMPTY, |b, p| b.grow(p))
+    }
+
+    /// The box of a sphere: `center -+ radius` per axis. It holds the sphere under any
+    /// rotation about its centre, so it never needs recomputing for a rotating object bounded
+    /// by that sphere. A negative radius gives an empty box.
+    #[must_use]
+    pub fn from_sphere(sphere: &Sphere) -> Self {
+        let r = Vector3::repeat(sphere.radius);
+        Self::from_center_half_extents(sphere.center, r)
+    }
+
+    /// The tight box of this box under an affine map (Arvo 1990): per output axis, the sum of
+    /// the smaller and larger of `m_ij min_j`, `m_ij max_j`, plus the translation.
+    ///
+    /// The empty box stays empty. Non-finite matrix entries or box coordinates give
+    /// non-finite (possibly NaN, hence empty) results.
+    #[must_use]
+    pub fn transformed(&self, t: &Affine3<Real>) -> Self {
+        self.transformed_by_matrix(t.matrix())
+    }
+
+    /// [`Aabb::transformed`] for a plain 4x4 matrix. Only the upper 3x4 (affine) part is
+    /// used: a projective bottom row is ignored.
+    #[must_use]
+    pub fn transformed_by_matrix(&self, m: &Matrix4<Real>) -> Self {
+        if self.is_empty() {
+            return Self::EMPTY;
+        }
+        let mut min = Point3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+        let mut max = min;
+        for i in 0..3 {
+            for j in 0..3 {
+                let a = m[(i, j)] * self.min[j];
+                let b = m[(i, j)] * self.max[j];
+                min[i] += a.min(b);
+                max[i] += a.max(b);
+            }
+        }
+        Self { min, max }
     }
 
     /// True when `min > max` on some axis, or a coordinate is NaN.

@@ -127,7 +127,7 @@ pub fn ray_aabb(ray: &Ray, aabb: &Aabb, t_min: Real, t_max: Real) -> Option<(Rea
     RayAabbPrecomp::new(ray).intersect(aabb, t_min, t_max)
 }
 
-/// The conservative variant of [`ray_aabb`] for BVH traversal: the exit distance is padded by
+/// The conservative variant of [`ray_aabb()`] for BVH traversal: the exit distance is padded by
 /// a few ulps (Ize 2013), so a box the ray touches is never rejected through rounding. It may
 /// accept a box the ray misses by a few ulps.
 #[must_use]

@@ -1,0 +1,92 @@
+//! Frustum against triangle classification.
+
+use crate::{Classification, Frustum, Triangle};
+
+/// Classifies `tri` against `frustum`.
+///
+/// [`Classification::Inside`] when all three corners are inside (or on) all six planes;
+/// `Outside` only when the triangle is truly separated from the frustum: strictly outside
+/// one frustum plane, or separated along the triangle's normal or along a cross product of a
+/// frustum edge and a triangle edge (the full separating-axis set, used when the frustum's
+/// corners are finite). Otherwise `Intersecting`.
+///
+/// Conservativeness: plane distances are evaluated in f64 against the planes as stored and
+/// are exact for practical purposes. The edge axes use the corners, which are rounded to
+/// f32, so a separation must exceed a few f32 ulps of the coordinates to count; a triangle
+/// closer than that is `Intersecting`. For a frustum without finite corners (an infinite far
+/// plane) only the six planes are tried, so a triangle missing the frustum near an edge may
+/// be `Intersecting`. Degenerate triangles are tested as the segment or point they are.
+/// A NaN or infinite corner gives `Intersecting`.
+#[must_use]
+pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
+    let w =
+        |p: &crate::Point3<crate::Real>| nalgebra::Vector3::new(p.x as f64, p.y as f64, p.z as f64);
+    let v = [w(&tri.a), w(&tri.b), w(&tri.c)];
+    if !v.iter().flat_map(|p| p.iter()).all(|x| x.is_finite()) {
+        return Classification::Intersecting;
+    }
+    let mut all_inside = true;
+    for pl in frustum.planes() {
+        let n = pl.normal.into_inner().cast::<f64>();
+        let o = pl.offset as f64;
+        let d = v.map(|p| n.dot(&p) - o);
+        if d.iter().all(|x| *x > 0.0) {
+            return Classification::Outside;
+        }
+        if !d.iter().all(|x| *x <= 0.0) {
+            all_inside = false;
+        }
+    }
+    if all_inside {
+        return Classification::Inside;
+    }
+    let Some(corners) = frustum.corners() else {
+        return Classification::Intersecting;
+    };
+    let c: Vec<nalgebra::Vector3<f64>> = corners.iter().map(|p| p.coords.cast::<f64>()).collect();
+    let scale = c
+        .iter()
+        .chain(v.iter())
+        .flat_map(|p| p.iter())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let e = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
+    let separated = |axis: nalgebra::Vector3<f64>| {
+        let len = axis.norm();
+        if !(len > 0.0) {
+            return false;
+        }
+        let (mut flo, mut fhi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &c {
+            let d = axis.dot(p);
+            flo = flo.min(d);
+            fhi = fhi.max(d);
+        }
+        let (mut tlo, mut thi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &v {
+            let d = axis.dot(p);
+            tlo = tlo.min(d);
+            thi = thi.max(d);
+        }
+        // Corners carry f32 rounding: demand a gap of a few f32 ulps of the coordinates.
+        let tol = 8.0 * f32::EPSILON as f64 * scale * len;
+        tlo > fhi + tol || thi < flo - tol
+    };
+    if separated(e[0].cross(&e[1])) {
+        return Classification::Outside;
+    }
+    // The 12 frustum edges join corners that differ in one index bit.
+    for i in 0..8 {
+        for bit in [1, 2, 4] {
+            if i & bit != 0 {
+                continue;
+            }
+            let fe = c[i | bit] - c[i];
+            for te in &e {
+                if separated(fe.cross(te)) {
+                    return Classification::Outside;
+                }
+            }
+        }
+    }
+    Classification::Intersecting
+}

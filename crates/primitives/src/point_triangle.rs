@@ -1,0 +1,150 @@
+//! Closest point on a triangle to a point: Ericson's Voronoi-region method
+//! (Real-Time Collision Detection, 5.1.5).
+
+use crate::{Point3, Real, Triangle};
+
+/// The closest point of a triangle to a query point, with its barycentric coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointTriangleProjection {
+    /// The closest point on the (closed) triangle.
+    pub point: Point3<Real>,
+    /// Barycentric weight of corner `b` (as in [`crate::RayTriangleHit`]).
+    pub u: Real,
+    /// Barycentric weight of corner `c`; the weight of `a` is `1 - u - v`.
+    pub v: Real,
+    /// The squared distance from the query point to `point`.
+    pub distance_squared: Real,
+}
+
+/// The point of `tri` closest to `p`, with barycentrics (Ericson's region method).
+///
+/// Computed in f64 and rounded once. Degenerate triangles work: a zero-area triangle is
+/// treated as the segment or point it collapses to (the barycentrics then name one valid
+/// combination). Returns `None` when `p` or a corner is NaN or infinite.
+///
+/// ```
+/// use raypick_primitives::{point_triangle, Point3, Triangle};
+/// let tri = Triangle::new(
+///     Point3::new(0.0, 0.0, 0.0),
+///     Point3::new(2.0, 0.0, 0.0),
+///     Point3::new(0.0, 2.0, 0.0),
+/// );
+/// let q = point_triangle(&Point3::new(0.5, 0.5, 3.0), &tri).unwrap();
+/// assert_eq!(q.point, Point3::new(0.5, 0.5, 0.0));
+/// assert_eq!((q.u, q.v, q.distance_squared), (0.25, 0.25, 9.0));
+/// ```
+#[must_use]
+pub fn point_triangle(p: &Point3<Real>, tri: &Triangle) -> Option<PointTriangleProjection> {
+    let w = |q: &Point3<Real>| [q.x as f64, q.y as f64, q.z as f64];
+    let all = [w(p), w(&tri.a), w(&tri.b), w(&tri.c)];
+    if !all.iter().flatten().all(|c| c.is_finite()) {
+        return None;
+    }
+    let (q, u, v) = closest_f64(all[0], all[1], all[2], all[3]);
+    let d = sub(all[0], q);
+    Some(PointTriangleProjection {
+        point: Point3::new(q[0] as Real, q[1] as Real, q[2] as Real),
+        u: u as Real,
+        v: v as Real,
+        distance_squared: dot(d, d) as Real,
+    })
+}
+
+pub(crate) type P64 = [f64; 3];
+
+fn sub(a: P64, b: P64) -> P64 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: P64, b: P64) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn lerp(a: P64, b: P64, t: f64) -> P64 {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+/// `n / d`, or 0 when `d` is not positive (a zero-length edge).
+fn ratio(n: f64, d: f64) -> f64 {
+    if d > 0.0 {
+        (n / d).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Closest point of triangle `abc` to `p` in f64, and its barycentrics `(u, v)` of `b`, `c`.
+pub(crate) fn closest_f64(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
+    let ab = sub(b, a);
+    let ac = sub(c, a);
+    let ap = sub(p, a);
+    let d1 = dot(ab, ap);
+    let d2 = dot(ac, ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, 0.0, 0.0);
+    }
+    let bp = sub(p, b);
+    let d3 = dot(ab, bp);
+    let d4 = dot(ac, bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, 1.0, 0.0);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let t = ratio(d1, d1 - d3);
+        return (lerp(a, b, t), t, 0.0);
+    }
+    let cp = sub(p, c);
+    let d5 = dot(ab, cp);
+    let d6 = dot(ac, cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, 0.0, 1.0);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let t = ratio(d2, d2 - d6);
+        return (lerp(a, c, t), 0.0, t);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        let t = ratio(d4 - d3, (d4 - d3) + (d5 - d6));
+        return (lerp(b, c, t), 1.0 - t, t);
+    }
+    let sum = va + vb + vc;
+    if !(sum > 0.0) || !sum.is_finite() {
+        return closest_on_edges(p, a, b, c);
+    }
+    let v = vb / sum;
+    let w = vc / sum;
+    let q = [
+        a[0] + ab[0] * v + ac[0] * w,
+        a[1] + ab[1] * v + ac[1] * w,
+        a[2] + ab[2] * v + ac[2] * w,
+    ];
+    (q, v, w)
+}
+
+/// Fallback for (numerically) degenerate triangles: the best of the three edges.
+fn closest_on_edges(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
+    let seg = |s: P64, e: P64| {
+        let d = sub(e, s);
+        let t = ratio(dot(sub(p, s), d), dot(d, d));
+        let q = lerp(s, e, t);
+        let r = sub(p, q);
+        (q, t, dot(r, r))
+    };
+    let (q0, t0, d0) = seg(a, b);
+    let (q1, t1, d1) = seg(b, c);
+    let (q2, t2, d2) = seg(c, a);
+    if d0 <= d1 && d0 <= d2 {
+        (q0, t0, 0.0)
+    } else if d1 <= d2 {
+        (q1, 1.0 - t1, t1)
+    } else {
+        (q2, 0.0, 1.0 - t2)
+    }
+}
