@@ -1,1 +1,176 @@
-//! raypick-io: filled by a later issue.
+//! raypick-io: OBJ, glTF/GLB, PLY and STL files into raypick meshes and scenes.
+//!
+//! Every loader uses the field's maintained parser (`tobj`, `gltf`, `ply-rs`, `stl_io`) and
+//! first produces a [`LoadedScene`]: plain meshes (positions and triangles in file order) and
+//! instances (a mesh and a transform). Loads never panic and never allocate for counts a
+//! file cannot hold: every problem is an [`Error`] naming the file, the line where there is
+//! one, and the problem.
+//!
+//! | format | meshes | instances |
+//! |---|---|---|
+//! | OBJ | one per object or group with faces; polygons fan-triangulated in order | one per mesh, identity |
+//! | glTF / GLB | one per glTF mesh, triangle primitives concatenated in order | one per node with a mesh, world transform |
+//! | PLY (ASCII, binary LE/BE) | one | one, identity |
+//! | STL (ASCII, binary) | one | one, identity |
+//!
+//! ```
+//! use raypick_io::{read_bytes, Format};
+//!
+//! let obj = b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
+//! let scene = read_bytes(obj, Format::Obj, "quad.obj").unwrap();
+//! assert_eq!(scene.meshes[0].triangles, vec![[0, 1, 2], [0, 2, 3]]); // fan order
+//!
+//! let err = read_bytes(b"v 0 0 0\nf 1 2 3\n", Format::Obj, "bad.obj").unwrap_err();
+//! assert_eq!(err.to_string(), "bad.obj, line 2: a face refers to vertex 2, but only 1 vertices exist");
+//! ```
+
+mod error;
+mod gltf_file;
+mod loaded;
+mod obj;
+mod ply;
+mod stl;
+
+use std::path::Path;
+
+pub use error::{Error, ErrorKind};
+pub use loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+pub use nalgebra::Matrix4;
+
+/// Files larger than this are refused before reading (4 GiB): every supported format
+/// addresses vertices with 32-bit indices.
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
+
+/// A supported file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Wavefront OBJ (text).
+    Obj,
+    /// glTF 2.0 JSON (`.gltf`), with external or embedded base64 buffers.
+    Gltf,
+    /// Binary glTF 2.0 (`.glb`).
+    Glb,
+    /// PLY, ASCII or binary of either endianness.
+    Ply,
+    /// STL, ASCII or binary.
+    Stl,
+}
+
+impl Format {
+    /// The format named by a path's extension (case-insensitive); `None` for anything else,
+    /// including no extension. The content is not looked at.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "obj" => Format::Obj,
+            "gltf" => Format::Gltf,
+            "glb" => Format::Glb,
+            "ply" => Format::Ply,
+            "stl" => Format::Stl,
+            _ => return None,
+        })
+    }
+
+    /// The lowercase name (`"obj"`, `"gltf"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Obj => "obj",
+            Format::Gltf => "gltf",
+            Format::Glb => "glb",
+            Format::Ply => "ply",
+            Format::Stl => "stl",
+        }
+    }
+}
+
+/// Reads a file into a [`LoadedScene`], choosing the format by extension.
+///
+/// A glTF file's external buffers are read relative to the file's directory. Errors: an
+/// unknown extension is [`ErrorKind::UnknownFormat`]; an unreadable file [`ErrorKind::Io`];
+/// a file over [`MAX_FILE_BYTES`] [`ErrorKind::TooLarge`]; then whatever the format's reader
+/// reports (see [`read_bytes`]).
+pub fn read_file(path: impl AsRef<Path>) -> Result<LoadedScene, Error> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let Some(format) = Format::from_path(path) else {
+        let ext = path
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_else(|| "(no extension)".to_owned());
+        return Err(Error::new(&name, ErrorKind::UnknownFormat(ext)));
+    };
+    let meta = std::fs::metadata(path).map_err(|e| Error::new(&name, ErrorKind::Io(e)))?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            &name,
+            ErrorKind::Io(std::io::Error::other("not a regular file")),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::new(
+            &name,
+            ErrorKind::TooLarge(format!("{} bytes", meta.len())),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::new(&name, ErrorKind::Io(e)))?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.clone());
+    read_any(&bytes, format, &name, &stem, path.parent())
+}
+
+/// Reads in-memory bytes of the given format; `name` stands for the file in errors and names
+/// the mesh of single-mesh formats.
+///
+/// A glTF whose buffers are external files gives [`ErrorKind::MissingBuffer`] (there is no
+/// directory to read them from); embedded base64 buffers and GLB work. Bad input of every
+/// kind is an [`Error`], never a panic: syntax errors, truncation, declared counts larger
+/// than the bytes, indices out of range, NaN or infinite positions, glTF node cycles and
+/// missing buffers.
+pub fn read_bytes(bytes: &[u8], format: Format, name: &str) -> Result<LoadedScene, Error> {
+    read_any(bytes, format, name, name, None)
+}
+
+fn read_any(
+    bytes: &[u8],
+    format: Format,
+    file: &str,
+    mesh_name: &str,
+    base: Option<&Path>,
+) -> Result<LoadedScene, Error> {
+    let scene = match format {
+        Format::Obj => obj::read(bytes, file)?,
+        Format::Gltf | Format::Glb => gltf_file::read(bytes, file, base, format)?,
+        Format::Ply => ply::read(bytes, file, mesh_name)?,
+        Format::Stl => stl::read(bytes, file, mesh_name)?,
+    };
+    scene.check(file)?;
+    tracing::debug!(
+        file,
+        meshes = scene.meshes.len(),
+        instances = scene.instances.len(),
+        triangles = scene.instance_triangle_count(),
+        "loaded"
+    );
+    Ok(scene)
+}
+
+/// Runs a parser call, turning a panic inside it into [`ErrorKind::Internal`].
+///
+/// The parsers are not documented to panic, but some do on hostile input (arithmetic on
+/// unchecked header fields); the loaders check what they can first and keep this as the
+/// last resort. The panic message still goes through the panic hook (stderr by default).
+pub(crate) fn guard<T>(file: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Error::new(
+            file,
+            ErrorKind::Internal(format!("the parser panicked: {msg}")),
+        )
+    })
+}

@@ -1,0 +1,182 @@
+//! The neutral in-memory form every loader produces, before any BVH is built.
+
+use nalgebra::Matrix4;
+use raypick_primitives::{Aabb, Point3};
+
+use crate::error::{Error, ErrorKind};
+use crate::Format;
+
+/// One triangle mesh as read from a file, in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedMesh {
+    /// The object, group, mesh or file name (never empty; loaders invent `"mesh N"`).
+    pub name: String,
+    /// Vertex positions, all finite (loaders check).
+    pub positions: Vec<Point3<f32>>,
+    /// Triangles as indices into `positions`, all in range (loaders check), in file order:
+    /// polygons are fan-triangulated in order, glTF primitives are concatenated in order.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl LoadedMesh {
+    /// The box around the positions; [`Aabb::EMPTY`] for no positions.
+    pub fn bounds(&self) -> Aabb {
+        bounds_of(self.positions.iter().copied())
+    }
+
+    /// Checks the invariants documented on the fields: finite positions, indices in range,
+    /// counts that fit `u32`.
+    pub(crate) fn check(&self, file: &str) -> Result<(), Error> {
+        if self.positions.len() > u32::MAX as usize {
+            return Err(Error::new(
+                file,
+                ErrorKind::TooLarge(format!("{} has more than 2^32 vertices", self.name)),
+            ));
+        }
+        if let Some((vertex, p)) = self
+            .positions
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()))
+        {
+            return Err(Error::new(
+                file,
+                ErrorKind::NonFinite {
+                    mesh: self.name.clone(),
+                    vertex,
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                },
+            ));
+        }
+        let n = self.positions.len();
+        for (triangle, tri) in self.triangles.iter().enumerate() {
+            if let Some(&index) = tri.iter().find(|&&i| i as usize >= n) {
+                return Err(Error::new(
+                    file,
+                    ErrorKind::IndexOutOfRange {
+                        context: format!("mesh {:?}, triangle {triangle}", self.name),
+                        index: i64::from(index),
+                        vertex_count: n,
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One placement of a mesh in the scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedInstance {
+    /// The object or node name (never empty).
+    pub name: String,
+    /// Index into [`LoadedScene::meshes`].
+    pub mesh: usize,
+    /// Object-to-world transform: the identity for OBJ, PLY and STL; the node's world matrix
+    /// (parents applied) for glTF. Always finite and invertible (loaders check).
+    pub transform: Matrix4<f32>,
+}
+
+/// Everything a file holds that raypick can pick: meshes (shared) and their placements.
+///
+/// OBJ gives one mesh and one instance per object or group, PLY and STL one of each, glTF
+/// one mesh per glTF mesh and one instance per node that uses it. Instances are in load
+/// order, the order the CLI reports as `object`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedScene {
+    /// The format the file was read as.
+    pub format: Format,
+    /// The meshes, in file order.
+    pub meshes: Vec<LoadedMesh>,
+    /// The placements, in load order (glTF: depth-first over the scene's node trees).
+    pub instances: Vec<LoadedInstance>,
+}
+
+impl LoadedScene {
+    /// Total triangles over all instances (a shared mesh counts once per instance).
+    pub fn instance_triangle_count(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| self.meshes[i.mesh].triangles.len())
+            .sum()
+    }
+
+    /// Total triangles over the distinct meshes (a shared mesh counts once).
+    pub fn mesh_triangle_count(&self) -> usize {
+        self.meshes.iter().map(|m| m.triangles.len()).sum()
+    }
+
+    /// The world-space box of every instance's vertices; [`Aabb::EMPTY`] when there are none.
+    pub fn bounds(&self) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for inst in &self.instances {
+            let mesh = &self.meshes[inst.mesh];
+            let ib = bounds_of(
+                mesh.positions
+                    .iter()
+                    .map(|p| inst.transform.transform_point(p)),
+            );
+            b = b.union(&ib);
+        }
+        b
+    }
+
+    /// Every instance's triangles in world space, concatenated into one mesh in instance
+    /// order (the vertices of a shared mesh are repeated per instance). Returns, beside it,
+    /// the first triangle index of each instance, so that triangle `k` of the result belongs
+    /// to the last instance whose start is `<= k`.
+    pub fn flatten(&self) -> (LoadedMesh, Vec<usize>) {
+        let mut positions = Vec::new();
+        let mut triangles = Vec::new();
+        let mut starts = Vec::with_capacity(self.instances.len());
+        for inst in &self.instances {
+            let mesh = &self.meshes[inst.mesh];
+            let base = positions.len() as u32;
+            starts.push(triangles.len());
+            positions.extend(
+                mesh.positions
+                    .iter()
+                    .map(|p| inst.transform.transform_point(p)),
+            );
+            triangles.extend(
+                mesh.triangles
+                    .iter()
+                    .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+            );
+        }
+        let name = match self.instances.len() {
+            1 => self.instances[0].name.clone(),
+            _ => "scene".to_owned(),
+        };
+        (
+            LoadedMesh {
+                name,
+                positions,
+                triangles,
+            },
+            starts,
+        )
+    }
+
+    /// Checks every mesh and instance (see [`LoadedMesh`] and [`LoadedInstance`]).
+    pub(crate) fn check(&self, file: &str) -> Result<(), Error> {
+        for m in &self.meshes {
+            m.check(file)?;
+        }
+        for inst in &self.instances {
+            if inst.mesh >= self.meshes.len() {
+                return Err(Error::new(
+                    file,
+                    ErrorKind::Internal(format!("instance {} refers to a missing mesh", inst.name)),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bounds_of(points: impl Iterator<Item = Point3<f32>>) -> Aabb {
+    points.fold(Aabb::EMPTY, |b, p| b.grow(&p))
+}
