@@ -1,1 +1,217 @@
-//! raypick-bvh: filled by a later issue.
+//! raypick-bvh: a bounding volume hierarchy over axis-aligned boxes.
+//!
+//! The builder sees only boxes, one per primitive (triangles, instances, shapes), and builds
+//! a binary tree of 32-byte [`Node`]s with the binned SAH (Wald 2007), in parallel above a
+//! size threshold, with presets in [`BuildConfig`]. The tree can be refit, validated, saved
+//! and loaded, and traversed by ray, box, node predicate or best-first order; traversal calls
+//! back with ranges of leaf-order positions (see [`Bvh::prim_indices`]).
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//! use raypick_bvh::{BuildConfig, Bvh};
+//! use raypick_primitives::{Aabb, Point3};
+//!
+//! let boxes: Vec<Aabb> = (0..100)
+//!     .map(|i| {
+//!         let p = Point3::new(i as f32, (i % 7) as f32, 0.0);
+//!         Aabb::new(p, p + nalgebra::Vector3::new(0.5, 0.5, 0.5))
+//!     })
+//!     .collect();
+//! let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+//! let stats = bvh.validate(&boxes).unwrap();
+//! assert_eq!(stats.prim_count, 100);
+//!
+//! // Every primitive whose box overlaps the query box:
+//! let query = Aabb::new(Point3::new(10.0, 0.0, 0.0), Point3::new(12.0, 10.0, 1.0));
+//! let mut found = Vec::new();
+//! bvh.traverse_aabb(&query, |range| {
+//!     for pos in range {
+//!         let prim = bvh.prim_indices()[pos] as usize;
+//!         if boxes[prim].min.x <= query.max.x && query.min.x <= boxes[prim].max.x {
+//!             found.push(prim);
+//!         }
+//!     }
+//!     ControlFlow::Continue(())
+//! });
+//! found.sort();
+//! assert_eq!(found, vec![10, 11, 12]);
+//! ```
+
+mod build;
+mod config;
+mod error;
+mod node;
+mod refit;
+mod traverse;
+mod validate;
+
+use std::time::{Duration, Instant};
+
+use raypick_primitives::Aabb;
+
+pub use config::{BuildConfig, OptimizeConfig, MAX_BINS, MAX_DEPTH};
+pub use error::{BuildError, ValidationError};
+pub use node::Node;
+pub use traverse::BestFirstScratch;
+pub use validate::BvhStats;
+
+/// A bounding volume hierarchy over boxes: a flat array of [`Node`]s (root first, siblings
+/// side by side, children after parents) and the primitive indices in leaf order.
+///
+/// Invariants (checked by [`Bvh::validate`], kept by every operation): each node box
+/// contains its children's or its primitives' boxes; each primitive appears in exactly one
+/// leaf; the depth is at most [`MAX_DEPTH`].
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Bvh {
+    nodes: Vec<Node>,
+    prim_indices: Vec<u32>,
+    depth: usize,
+}
+
+/// Optional hooks for [`Bvh::build_with`].
+#[derive(Clone, Copy, Default)]
+pub struct BuildObserver<'a> {
+    /// Called with the fraction of primitives placed in leaves (0 to 1), about every 1%,
+    /// possibly from several threads, and with 1.0 when the build is done.
+    pub progress: Option<&'a (dyn Fn(f32) + Sync)>,
+}
+
+impl std::fmt::Debug for BuildObserver<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildObserver")
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// What a build did and how long each phase took, from [`Bvh::build_with`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildReport {
+    /// Number of primitives.
+    pub prim_count: usize,
+    /// Checking the input boxes.
+    pub check_time: Duration,
+    /// Binned SAH build (including the flattening of parallel parts).
+    pub build_time: Duration,
+    /// The optimizer (zero when not run).
+    pub optimize_time: Duration,
+    /// SAH cost after the binned build.
+    pub sah_after_build: f64,
+    /// SAH cost at the end (equal to `sah_after_build` without optimizer).
+    pub sah_final: f64,
+}
+
+impl Bvh {
+    /// Builds a tree over `boxes` (one per primitive, indexed by primitive index).
+    ///
+    /// 0 boxes give an empty, valid tree; 1 box a single leaf. Coincident, flat and point
+    /// boxes are fine (coincident centroids are split by count). Rejects, naming the first bad
+    /// index: a NaN coordinate ([`BuildError::NanBox`]), an infinite one
+    /// ([`BuildError::InfiniteBox`]), `min > max` ([`BuildError::InvertedBox`], including
+    /// `Aabb::EMPTY`), and more than `u32::MAX - 1` boxes. Uses rayon above
+    /// `config.parallel_threshold` primitives; the result is the same whatever the thread
+    /// count.
+    pub fn build(boxes: &[Aabb], config: &BuildConfig) -> Result<Bvh, BuildError> {
+        Self::build_with(boxes, config, &BuildObserver::default()).map(|(b, _)| b)
+    }
+
+    /// [`Bvh::build`] with a progress callback, returning a [`BuildReport`] too. Each build
+    /// runs in a `tracing` span `bvh_build` carrying the primitive count, and logs the phase
+    /// timings at debug level.
+    pub fn build_with(
+        boxes: &[Aabb],
+        config: &BuildConfig,
+        observer: &BuildObserver<'_>,
+    ) -> Result<(Bvh, BuildReport), BuildError> {
+        let n = boxes.len();
+        let span = tracing::debug_span!("bvh_build", prims = n);
+        let _enter = span.enter();
+        let max = u32::MAX as usize - 1;
+        if n > max {
+            return Err(BuildError::TooManyPrimitives { count: n, max });
+        }
+        let t0 = Instant::now();
+        build::check_boxes(boxes)?;
+        let check_time = t0.elapsed();
+        let mut report = BuildReport {
+            prim_count: n,
+            check_time,
+            ..BuildReport::default()
+        };
+        if n == 0 {
+            if let Some(cb) = observer.progress {
+                cb(1.0);
+            }
+            return Ok((Bvh::default(), report));
+        }
+        let cfg = config::Resolved::new(config);
+        let t1 = Instant::now();
+        let progress = build::Progress {
+            callback: observer.progress,
+            done: Default::default(),
+            total: n,
+            step: (n / 100).max(1),
+        };
+        let (nodes, prim_indices, depth) = build::build_nodes(boxes, cfg, &progress);
+        let bvh = Bvh {
+            nodes,
+            prim_indices,
+            depth,
+        };
+        report.build_time = t1.elapsed();
+        report.sah_after_build = bvh.sah_cost();
+        report.sah_final = report.sah_after_build;
+        if let Some(cb) = observer.progress {
+            cb(1.0);
+        }
+        tracing::debug!(
+            prims = n,
+            nodes = bvh.nodes.len(),
+            depth = bvh.depth,
+            check_ms = check_time.as_secs_f64() * 1e3,
+            build_ms = report.build_time.as_secs_f64() * 1e3,
+            optimize_ms = report.optimize_time.as_secs_f64() * 1e3,
+            sah = report.sah_final,
+            "bvh built"
+        );
+        Ok((bvh, report))
+    }
+
+    /// Number of primitives.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.prim_indices.len()
+    }
+
+    /// True when the tree holds no primitive (and no node).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.prim_indices.is_empty()
+    }
+
+    /// The nodes; `nodes()[0]` is the root when the tree is not empty. See [`Node`].
+    #[must_use]
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Leaf order: `prim_indices()[pos]` is the original index of the primitive at leaf-order
+    /// position `pos`. Leaves refer to ranges of positions, so callers can store their
+    /// primitive data permuted into this order and index it by a leaf range directly.
+    #[must_use]
+    pub fn prim_indices(&self) -> &[u32] {
+        &self.prim_indices
+    }
+
+    /// The root's box; `Aabb::EMPTY` for an empty tree.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.nodes.first().map_or(Aabb::EMPTY, Node::aabb)
+    }
+
+    /// Number of levels (root = 1, 0 for an empty tree), at most [`MAX_DEPTH`].
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+}

@@ -1,0 +1,593 @@
+//! The binned SAH builder (Wald 2007), sequential below a size threshold and rayon-parallel
+//! above it, deterministic whatever the thread count.
+//!
+//! The builder sees only boxes. It sorts an array of 32-byte primitive references in place
+//! (no sorting: a two-pointer partition per split), so a leaf's primitives are a contiguous
+//! range of that array, which becomes [`crate::Bvh::prim_indices`].
+
+// `!(a < b)` is deliberate throughout: NaN must fail the comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use raypick_primitives::Aabb;
+
+use crate::config::{Resolved, MAX_BINS};
+use crate::node::half_area;
+use crate::{BuildError, Node};
+
+/// A primitive reference: its box and original index, 32 bytes, moved around by partitions.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PrimRef {
+    min: [f32; 3],
+    idx: u32,
+    max: [f32; 3],
+    _pad: u32,
+}
+
+impl PrimRef {
+    /// The centre, computed without overflow for huge coordinates.
+    #[inline(always)]
+    fn centroid(&self) -> [f32; 3] {
+        [
+            self.min[0] * 0.5 + self.max[0] * 0.5,
+            self.min[1] * 0.5 + self.max[1] * 0.5,
+            self.min[2] * 0.5 + self.max[2] * 0.5,
+        ]
+    }
+}
+
+/// A plain box used during the build.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Box3 {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+impl Box3 {
+    pub const EMPTY: Box3 = Box3 {
+        min: [f32::INFINITY; 3],
+        max: [f32::NEG_INFINITY; 3],
+    };
+
+    #[inline(always)]
+    fn grow(&mut self, min: &[f32; 3], max: &[f32; 3]) {
+        for a in 0..3 {
+            self.min[a] = self.min[a].min(min[a]);
+            self.max[a] = self.max[a].max(max[a]);
+        }
+    }
+
+    #[inline(always)]
+    fn grow_point(&mut self, p: &[f32; 3]) {
+        self.grow(p, p);
+    }
+
+    #[inline(always)]
+    fn union(&self, o: &Box3) -> Box3 {
+        let mut b = *self;
+        b.grow(&o.min, &o.max);
+        b
+    }
+
+    #[inline(always)]
+    fn half_area(&self) -> f32 {
+        half_area(&self.min, &self.max)
+    }
+
+    fn extent(&self, a: usize) -> f32 {
+        self.max[a] - self.min[a]
+    }
+}
+
+/// Checks one box; the error names `index`.
+#[inline]
+pub(crate) fn check_box(index: usize, b: &Aabb) -> Result<(), BuildError> {
+    let c = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
+    if c.iter().any(|v| v.is_nan()) {
+        return Err(BuildError::NanBox { index });
+    }
+    if c.iter().any(|v| v.is_infinite()) {
+        return Err(BuildError::InfiniteBox { index });
+    }
+    for axis in 0..3 {
+        if c[axis] > c[axis + 3] {
+            return Err(BuildError::InvertedBox { index, axis });
+        }
+    }
+    Ok(())
+}
+
+/// Checks every box, returning the error of the first bad one.
+pub(crate) fn check_boxes(boxes: &[Aabb]) -> Result<(), BuildError> {
+    // Fast path: one branch-free scan; the precise error only on failure.
+    let ok = boxes.iter().all(|b| {
+        let c = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
+        c.iter().all(|v| v.is_finite())
+            && b.min.x <= b.max.x
+            && b.min.y <= b.max.y
+            && b.min.z <= b.max.z
+    });
+    if ok {
+        return Ok(());
+    }
+    for (i, b) in boxes.iter().enumerate() {
+        check_box(i, b)?;
+    }
+    Ok(())
+}
+
+/// Progress reporting shared by the build tasks.
+pub(crate) struct Progress<'a> {
+    pub callback: Option<&'a (dyn Fn(f32) + Sync)>,
+    pub done: AtomicUsize,
+    pub total: usize,
+    pub step: usize,
+}
+
+impl Progress<'_> {
+    #[inline]
+    fn leaf_done(&self, count: usize) {
+        if let Some(cb) = self.callback {
+            let before = self.done.fetch_add(count, Ordering::Relaxed);
+            let after = before + count;
+            if before / self.step != after / self.step {
+                cb(after as f32 / self.total.max(1) as f32);
+            }
+        }
+    }
+}
+
+struct Ctx<'a> {
+    cfg: Resolved,
+    progress: &'a Progress<'a>,
+}
+
+/// Primitive counts at or above which binning runs in parallel chunks.
+const PAR_BIN_MIN: usize = 1 << 16;
+const PAR_CHUNK: usize = 1 << 14;
+
+/// Builds the nodes over `boxes` (already checked, non-empty). Returns nodes, the leaf-order
+/// primitive indices and the depth.
+pub(crate) fn build_nodes(
+    boxes: &[Aabb],
+    cfg: Resolved,
+    progress: &Progress<'_>,
+) -> (Vec<Node>, Vec<u32>, usize) {
+    let n = boxes.len();
+    let parallel = n >= cfg.parallel_threshold;
+    let to_ref = |(i, b): (usize, &Aabb)| PrimRef {
+        min: [b.min.x, b.min.y, b.min.z],
+        idx: i as u32,
+        max: [b.max.x, b.max.y, b.max.z],
+        _pad: 0,
+    };
+    let mut prims: Vec<PrimRef> = if parallel {
+        boxes.par_iter().enumerate().map(to_ref).collect()
+    } else {
+        boxes.iter().enumerate().map(to_ref).collect()
+    };
+    let (bounds, cbounds) = bounds_of(&prims, parallel);
+    let ctx = Ctx { cfg, progress };
+    let part = build_part(&ctx, &mut prims, 0, bounds, cbounds, cfg.max_depth);
+    let (nodes, depth) = match part {
+        Part::Seq { nodes, depth } => (nodes, depth),
+        part => {
+            let mut out = Vec::with_capacity(part.node_count());
+            out.push(Node {
+                min: [0.0; 3],
+                index: 0,
+                max: [0.0; 3],
+                count: 0,
+            });
+            let depth = flatten(part, 0, &mut out);
+            (out, depth)
+        }
+    };
+    let indices = if parallel {
+        prims.par_iter().map(|p| p.idx).collect()
+    } else {
+        prims.iter().map(|p| p.idx).collect()
+    };
+    (nodes, indices, depth)
+}
+
+/// Box and centroid box of a slice of primitives.
+fn bounds_of(prims: &[PrimRef], parallel: bool) -> (Box3, Box3) {
+    let seq = |ps: &[PrimRef]| {
+        let mut b = Box3::EMPTY;
+        let mut c = Box3::EMPTY;
+        for p in ps {
+            b.grow(&p.min, &p.max);
+            c.grow_point(&p.centroid());
+        }
+        (b, c)
+    };
+    if parallel && prims.len() >= PAR_BIN_MIN {
+        // min/max are exact, so the reduction order does not matter: deterministic.
+        prims.par_chunks(PAR_CHUNK).map(seq).reduce(
+            || (Box3::EMPTY, Box3::EMPTY),
+            |a, b| (a.0.union(&b.0), a.1.union(&b.1)),
+        )
+    } else {
+        seq(prims)
+    }
+}
+
+/// A built piece of tree: a sequentially built node array, or a split whose halves were built
+/// as parallel tasks. Flattened once at the end, so the layout never depends on scheduling.
+enum Part {
+    Seq {
+        nodes: Vec<Node>,
+        depth: usize,
+    },
+    Split {
+        bounds: Box3,
+        children: Box<(Part, Part)>,
+    },
+}
+
+impl Part {
+    fn node_count(&self) -> usize {
+        match self {
+            Part::Seq { nodes, .. } => nodes.len(),
+            Part::Split { children, .. } => 1 + children.0.node_count() + children.1.node_count(),
+        }
+    }
+}
+
+fn leaf_node(b: &Box3, start: usize, count: usize) -> Node {
+    Node {
+        min: b.min,
+        index: start as u32,
+        max: b.max,
+        count: count as u32,
+    }
+}
+
+/// Writes `part` with its root at `out[slot]`, appending its other nodes; returns its depth.
+fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
+    match part {
+        Part::Seq { nodes, depth } => {
+            // Local child indices c >= 1 move to base + c - 1; the local root goes to `slot`.
+            let base = out.len();
+            out[slot] = nodes[0];
+            out.extend_from_slice(&nodes[1..]);
+            for n in std::iter::once(slot).chain(base..out.len()) {
+                if out[n].count == 0 {
+                    out[n].index = (base + out[n].index as usize - 1) as u32;
+                }
+            }
+            depth
+        }
+        Part::Split { bounds, children } => {
+            let c = out.len();
+            out[slot] = Node {
+                min: bounds.min,
+                index: c as u32,
+                max: bounds.max,
+                count: 0,
+            };
+            out.push(out[slot]);
+            out.push(out[slot]);
+            let (l, r) = *children;
+            let dl = flatten(l, c, out);
+            let dr = flatten(r, c + 1, out);
+            1 + dl.max(dr)
+        }
+    }
+}
+
+fn build_part(
+    ctx: &Ctx<'_>,
+    prims: &mut [PrimRef],
+    offset: usize,
+    bounds: Box3,
+    cbounds: Box3,
+    remaining: usize,
+) -> Part {
+    let n = prims.len();
+    if n < ctx.cfg.parallel_threshold {
+        let mut nodes = Vec::with_capacity(n + 1);
+        nodes.push(leaf_node(&bounds, offset, n));
+        let depth = build_seq(
+            ctx, prims, offset, bounds, cbounds, remaining, &mut nodes, 0,
+        );
+        return Part::Seq { nodes, depth };
+    }
+    match decide(ctx, prims, &bounds, &cbounds, remaining, true) {
+        Decision::Leaf => {
+            ctx.progress.leaf_done(n);
+            Part::Seq {
+                nodes: vec![leaf_node(&bounds, offset, n)],
+                depth: 1,
+            }
+        }
+        Decision::Split { mid, left, right } => {
+            let (lp, rp) = prims.split_at_mut(mid);
+            let (l, r) = rayon::join(
+                || build_part(ctx, lp, offset, left.0, left.1, remaining - 1),
+                || build_part(ctx, rp, offset + mid, right.0, right.1, remaining - 1),
+            );
+            Part::Split {
+                bounds,
+                children: Box::new((l, r)),
+            }
+        }
+    }
+}
+
+/// Builds the subtree rooted at `nodes[at]` (already pushed); returns its depth.
+#[allow(clippy::too_many_arguments)]
+fn build_seq(
+    ctx: &Ctx<'_>,
+    prims: &mut [PrimRef],
+    offset: usize,
+    bounds: Box3,
+    cbounds: Box3,
+    remaining: usize,
+    nodes: &mut Vec<Node>,
+    at: usize,
+) -> usize {
+    match decide(ctx, prims, &bounds, &cbounds, remaining, false) {
+        Decision::Leaf => {
+            nodes[at] = leaf_node(&bounds, offset, prims.len());
+            ctx.progress.leaf_done(prims.len());
+            1
+        }
+        Decision::Split { mid, left, right } => {
+            let c = nodes.len();
+            nodes[at] = Node {
+                min: bounds.min,
+                index: c as u32,
+                max: bounds.max,
+                count: 0,
+            };
+            nodes.push(nodes[at]);
+            nodes.push(nodes[at]);
+            let (lp, rp) = prims.split_at_mut(mid);
+            let dl = build_seq(ctx, lp, offset, left.0, left.1, remaining - 1, nodes, c);
+            let dr = build_seq(
+                ctx,
+                rp,
+                offset + mid,
+                right.0,
+                right.1,
+                remaining - 1,
+                nodes,
+                c + 1,
+            );
+            1 + dl.max(dr)
+        }
+    }
+}
+
+enum Decision {
+    Leaf,
+    /// Split after `mid` primitives; (box, centroid box) of each side.
+    Split {
+        mid: usize,
+        left: (Box3, Box3),
+        right: (Box3, Box3),
+    },
+}
+
+#[derive(Clone, Copy)]
+struct Bin {
+    b: Box3,
+    count: u32,
+}
+
+const EMPTY_BIN: Bin = Bin {
+    b: Box3::EMPTY,
+    count: 0,
+};
+
+/// Maps a centroid coordinate to its bin; the same function bins and partitions, so the two
+/// always agree. NaN (from an overflowing scale) goes to bin 0.
+#[inline(always)]
+fn bin_of(c: f32, cmin: f32, scale: f32, last: usize) -> usize {
+    (((c - cmin) * scale) as usize).min(last)
+}
+
+#[derive(Clone, Copy)]
+struct Binning {
+    cmin: [f32; 3],
+    scale: [f32; 3],
+    last: usize,
+}
+
+fn bin_chunk(prims: &[PrimRef], bn: &Binning) -> [[Bin; MAX_BINS]; 3] {
+    let mut bins = [[EMPTY_BIN; MAX_BINS]; 3];
+    for p in prims {
+        let c = p.centroid();
+        for a in 0..3 {
+            let k = bin_of(c[a], bn.cmin[a], bn.scale[a], bn.last);
+            let bin = &mut bins[a][k];
+            bin.b.grow(&p.min, &p.max);
+            bin.count += 1;
+        }
+    }
+    bins
+}
+
+fn merge_bins(mut x: [[Bin; MAX_BINS]; 3], y: [[Bin; MAX_BINS]; 3]) -> [[Bin; MAX_BINS]; 3] {
+    for a in 0..3 {
+        for k in 0..MAX_BINS {
+            x[a][k].b = x[a][k].b.union(&y[a][k].b);
+            x[a][k].count += y[a][k].count;
+        }
+    }
+    x
+}
+
+/// The largest number of primitives a subtree with `levels` levels can hold in leaves of at
+/// most `max_leaf` (saturating).
+fn capacity(max_leaf: usize, levels: usize) -> usize {
+    if levels == 0 {
+        return 0;
+    }
+    let shift = (levels - 1).min(62) as u32;
+    max_leaf.saturating_mul(1usize.checked_shl(shift).unwrap_or(usize::MAX))
+}
+
+struct BestSplit {
+    axis: usize,
+    /// Primitives in bins `< split` go left.
+    split: usize,
+    cost: f32,
+    left_count: usize,
+}
+
+fn decide(
+    ctx: &Ctx<'_>,
+    prims: &mut [PrimRef],
+    bounds: &Box3,
+    cbounds: &Box3,
+    remaining: usize,
+    parallel: bool,
+) -> Decision {
+    let cfg = &ctx.cfg;
+    let n = prims.len();
+    if n <= cfg.min_leaf || remaining <= 1 {
+        return Decision::Leaf;
+    }
+    let child_cap = capacity(cfg.max_leaf, remaining - 1);
+    let flat = (0..3).all(|a| !(cbounds.extent(a) > 0.0));
+    if flat {
+        // Every centroid coincides: the SAH cannot separate them; split by count.
+        if n <= cfg.max_leaf {
+            return Decision::Leaf;
+        }
+        return median_split(prims, cbounds, parallel);
+    }
+
+    let nb = cfg.bins;
+    let mut bn = Binning {
+        cmin: cbounds.min,
+        scale: [0.0; 3],
+        last: nb - 1,
+    };
+    for a in 0..3 {
+        let e = cbounds.extent(a);
+        // A zero or overflowing extent bins everything to bin 0 on that axis (no split there).
+        bn.scale[a] = if e > 0.0 { nb as f32 / e } else { 0.0 };
+    }
+    let bins = if parallel && n >= PAR_BIN_MIN {
+        prims
+            .par_chunks(PAR_CHUNK)
+            .map(|c| bin_chunk(c, &bn))
+            .reduce(|| [[EMPTY_BIN; MAX_BINS]; 3], merge_bins)
+    } else {
+        bin_chunk(prims, &bn)
+    };
+
+    // Sweep: right-side areas from the right, then costs from the left.
+    let mut best: Option<BestSplit> = None;
+    let mut right_area = [0.0f32; MAX_BINS];
+    let mut right_count = [0usize; MAX_BINS];
+    for (a, bins_a) in bins.iter().enumerate() {
+        let mut acc = Box3::EMPTY;
+        let mut cnt = 0usize;
+        for k in (1..nb).rev() {
+            acc = acc.union(&bins_a[k].b);
+            cnt += bins_a[k].count as usize;
+            right_area[k] = acc.half_area();
+            right_count[k] = cnt;
+        }
+        let mut lacc = Box3::EMPTY;
+        let mut lcnt = 0usize;
+        for k in 1..nb {
+            lacc = lacc.union(&bins_a[k - 1].b);
+            lcnt += bins_a[k - 1].count as usize;
+            let rcnt = right_count[k];
+            if lcnt == 0 || rcnt == 0 {
+                continue;
+            }
+            let cost = lacc.half_area() * lcnt as f32 + right_area[k] * rcnt as f32;
+            // Strict: the first best wins (deterministic); NaN never wins.
+            if best.as_ref().is_none_or(|b| cost < b.cost) {
+                best = Some(BestSplit {
+                    axis: a,
+                    split: k,
+                    cost,
+                    left_count: lcnt,
+                });
+            }
+        }
+    }
+
+    let Some(best) = best else {
+        // No bin boundary separates anything (extents too small or too large for f32 bins).
+        if n <= cfg.max_leaf {
+            return Decision::Leaf;
+        }
+        return median_split(prims, cbounds, parallel);
+    };
+    let area = bounds.half_area();
+    let leaf_cost = cfg.intersection_cost * n as f32 * area;
+    let split_cost = cfg.traversal_cost * area + cfg.intersection_cost * best.cost;
+    if n <= cfg.max_leaf && !(split_cost < leaf_cost) {
+        return Decision::Leaf;
+    }
+    if best.left_count.max(n - best.left_count) > child_cap {
+        // Too unbalanced to finish within max_depth: a median split always can.
+        return median_split(prims, cbounds, parallel);
+    }
+
+    // Partition in place; gather the children's boxes and centroid boxes on the way.
+    let a = best.axis;
+    let (cmin, scale, last) = (bn.cmin[a], bn.scale[a], bn.last);
+    let mut lb = Box3::EMPTY;
+    let mut lc = Box3::EMPTY;
+    let mut rb = Box3::EMPTY;
+    let mut rc = Box3::EMPTY;
+    let mut i = 0usize;
+    let mut j = n;
+    while i < j {
+        let p = prims[i];
+        let c = p.centroid();
+        if bin_of(c[a], cmin, scale, last) < best.split {
+            lb.grow(&p.min, &p.max);
+            lc.grow_point(&c);
+            i += 1;
+        } else {
+            rb.grow(&p.min, &p.max);
+            rc.grow_point(&c);
+            j -= 1;
+            prims.swap(i, j);
+        }
+    }
+    debug_assert_eq!(i, best.left_count);
+    Decision::Split {
+        mid: i,
+        left: (lb, lc),
+        right: (rb, rc),
+    }
+}
+
+/// Splits at `n / 2` after ordering by the centroid on the widest centroid axis (by index
+/// order when every centroid coincides). Always balanced, so depth stays logarithmic.
+fn median_split(prims: &mut [PrimRef], cbounds: &Box3, parallel: bool) -> Decision {
+    let n = prims.len();
+    let mid = n / 2;
+    let mut axis = 0;
+    for a in 1..3 {
+        if cbounds.extent(a) > cbounds.extent(axis) {
+            axis = a;
+        }
+    }
+    if cbounds.extent(axis) > 0.0 {
+        prims.select_nth_unstable_by(mid, |p, q| {
+            p.centroid()[axis].total_cmp(&q.centroid()[axis])
+        });
+    }
+    let (l, r) = prims.split_at(mid);
+    Decision::Split {
+        mid,
+        left: bounds_of(l, parallel),
+        right: bounds_of(r, parallel),
+    }
+}

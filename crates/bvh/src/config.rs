@@ -1,0 +1,156 @@
+//! Build configuration and presets.
+
+/// The largest tree depth (root = depth 1) any [`crate::Bvh`] may have.
+///
+/// Traversal uses a fixed stack of this many entries, so no query allocates. Builds clamp
+/// [`BuildConfig::max_depth`] to it, loading rejects deeper trees, and the optimizer never
+/// makes a tree deeper than it.
+pub const MAX_DEPTH: usize = 64;
+
+/// The largest bin count [`BuildConfig::bins`] may take; larger values are clamped.
+pub const MAX_BINS: usize = 64;
+
+/// How to build a [`crate::Bvh`]. Use a preset ([`BuildConfig::fast`],
+/// [`BuildConfig::balanced`] (the default), [`BuildConfig::high_quality`]) and adjust fields.
+///
+/// Out-of-range values are clamped, never rejected: `bins` to `2..=64`, `min_leaf_size` to at
+/// least 1, `max_leaf_size` to at least `min_leaf_size`, `max_depth` to `1..=64`. Non-finite or
+/// negative costs are replaced by 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildConfig {
+    /// Number of centroid bins per axis for the binned SAH (Wald 2007). More bins find
+    /// slightly better splits and cost build time. Default 32.
+    pub bins: usize,
+    /// SAH cost of visiting an interior node (a box pair test), relative to
+    /// `intersection_cost`. Default 1.
+    pub traversal_cost: f32,
+    /// SAH cost of testing one primitive. Default 1.
+    pub intersection_cost: f32,
+    /// Nodes with at most this many primitives always become leaves. Default 1.
+    pub min_leaf_size: usize,
+    /// Nodes with more primitives than this are always split (unless `max_depth` forbids it);
+    /// smaller ones become leaves when the SAH says a leaf is cheaper. Default 8.
+    pub max_leaf_size: usize,
+    /// Maximum depth (root = 1). Near it, the builder switches to median splits so that the
+    /// depth is never exceeded; at the last level nodes become leaves whatever their size.
+    /// Default 64 (also the hard cap, [`MAX_DEPTH`]).
+    pub max_depth: usize,
+    /// Subtrees with at least this many primitives are built as parallel rayon tasks (with
+    /// parallel binning). The tree does not depend on it or on the thread count except through
+    /// node order; `usize::MAX` builds on the calling thread only. Default 4096.
+    pub parallel_threshold: usize,
+    /// Post-build reinsertion optimizer (Bittner et al. 2013); `None` skips it.
+    /// Default `None`; `Some` in [`BuildConfig::high_quality`].
+    pub optimize: Option<OptimizeConfig>,
+}
+
+/// Settings of the reinsertion optimizer (after Bittner et al. 2013 and Meister and
+/// Bittner 2018): each round removes the nodes with the largest boxes and reinserts each at
+/// the place that lowers the SAH cost most (found by branch and bound).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OptimizeConfig {
+    /// At most this many rounds. Default 8.
+    pub max_rounds: usize,
+    /// Fraction of the nodes reinserted per round (the largest first), in `(0, 1]`; clamped.
+    /// Default 0.05.
+    pub batch_fraction: f32,
+    /// Stop when a round lowers the SAH cost by less than this fraction. Default 0.002.
+    pub min_improvement: f32,
+}
+
+impl OptimizeConfig {
+    /// The defaults listed on each field.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            max_rounds: 8,
+            batch_fraction: 0.05,
+            min_improvement: 0.002,
+        }
+    }
+}
+
+impl Default for OptimizeConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BuildConfig {
+    /// The fastest build: 16 bins, leaves up to 8, no optimizer.
+    #[must_use]
+    pub const fn fast() -> Self {
+        Self {
+            bins: 16,
+            traversal_cost: 1.0,
+            intersection_cost: 1.0,
+            min_leaf_size: 1,
+            max_leaf_size: 8,
+            max_depth: MAX_DEPTH,
+            parallel_threshold: 4096,
+            optimize: None,
+        }
+    }
+
+    /// The default: 32 bins, leaves up to 8, no optimizer.
+    #[must_use]
+    pub const fn balanced() -> Self {
+        Self {
+            bins: 32,
+            ..Self::fast()
+        }
+    }
+
+    /// The best trees: 64 bins, leaves up to 8, then the reinsertion optimizer
+    /// ([`OptimizeConfig::new`]). Several times slower to build than `balanced`.
+    #[must_use]
+    pub const fn high_quality() -> Self {
+        Self {
+            bins: 64,
+            optimize: Some(OptimizeConfig::new()),
+            ..Self::fast()
+        }
+    }
+}
+
+impl Default for BuildConfig {
+    fn default() -> Self {
+        Self::balanced()
+    }
+}
+
+/// A config with every field brought into range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolved {
+    pub bins: usize,
+    pub traversal_cost: f32,
+    pub intersection_cost: f32,
+    pub min_leaf: usize,
+    pub max_leaf: usize,
+    pub max_depth: usize,
+    pub parallel_threshold: usize,
+}
+
+fn cost(c: f32) -> f32 {
+    if c.is_finite() && c >= 0.0 {
+        c
+    } else {
+        1.0
+    }
+}
+
+impl Resolved {
+    pub fn new(c: &BuildConfig) -> Self {
+        let min_leaf = c.min_leaf_size.max(1);
+        Self {
+            bins: c.bins.clamp(2, MAX_BINS),
+            traversal_cost: cost(c.traversal_cost),
+            intersection_cost: cost(c.intersection_cost),
+            min_leaf,
+            max_leaf: c.max_leaf_size.max(min_leaf),
+            max_depth: c.max_depth.clamp(1, MAX_DEPTH),
+            // Below 2 * max_leaf a parallel task is never worth it.
+            parallel_threshold: c.parallel_threshold.max(64),
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! Traversals: ray (near child first, robust slabs), box overlap, node predicate and
+//! best-first. None allocates (best-first only when its frontier outgrows 64 entries, see
+//! [`BestFirstScratch`]).
+
+// `!(a <= b)` is deliberate throughout: NaN must fail the comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use std::ops::{ControlFlow, Range};
+
+use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
+use raypick_primitives::{Aabb, Ray, RayAabbPrecomp, Real};
+use smallvec::SmallVec;
+
+use crate::{Bvh, Node, MAX_DEPTH};
+
+/// The ray, prepared for the inlined slab test of [`RayAabbPrecomp::intersect_robust`].
+struct RayK {
+    o: [f32; 3],
+    inv: [f32; 3],
+    neg: [bool; 3],
+}
+
+impl RayK {
+    /// Entry distance of the ray into `n` within `[t_min, t_max]`, or `None`.
+    ///
+    /// The same arithmetic as `RayAabbPrecomp::intersect_robust`: near and far planes by the
+    /// direction's sign bit, NaN (a ray in a face plane) loses every comparison, the exit
+    /// scaled by `ROBUST_EXIT_SCALE`. Node boxes are never empty in a valid tree, so the
+    /// emptiness check is skipped.
+    #[inline(always)]
+    fn hit(&self, n: &Node, t_min: f32, t_max: f32) -> Option<f32> {
+        let mut near = t_min;
+        let mut far = t_max;
+        for a in 0..3 {
+            let (lo, hi) = if self.neg[a] {
+                (n.max[a], n.min[a])
+            } else {
+                (n.min[a], n.max[a])
+            };
+            let tn = (lo - self.o[a]) * self.inv[a];
+            let tf = (hi - self.o[a]) * self.inv[a] * ROBUST_EXIT_SCALE;
+            if tn > near {
+                near = tn;
+            }
+            if tf < far {
+                far = tf;
+            }
+        }
+        if near <= far {
+            Some(near)
+        } else {
+            None
+        }
+    }
+}
+
+#[inline(always)]
+fn overlaps(n: &Node, q: &Aabb) -> bool {
+    n.min[0] <= q.max.x
+        && q.min.x <= n.max[0]
+        && n.min[1] <= q.max.y
+        && q.min.y <= n.max[1]
+        && n.min[2] <= q.max.z
+        && q.min.z <= n.max[2]
+}
+
+#[inline(always)]
+fn leaf_range(n: &Node) -> Range<usize> {
+    let s = n.index as usize;
+    s..s + n.count as usize
+}
+
+/// Reusable storage for [`Bvh::traverse_best_first_in`]: its heap keeps 64 entries inline
+/// and keeps any larger capacity it grew to, so reusing it makes queries allocation-free.
+#[derive(Clone, Debug, Default)]
+pub struct BestFirstScratch {
+    heap: SmallVec<[(Real, u32); 64]>,
+}
+
+impl BestFirstScratch {
+    /// An empty scratch (no allocation).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+fn heap_push(h: &mut SmallVec<[(Real, u32); 64]>, item: (Real, u32)) {
+    h.push(item);
+    let mut i = h.len() - 1;
+    while i > 0 {
+        let p = (i - 1) / 2;
+        if h[i].0 < h[p].0 {
+            h.swap(i, p);
+            i = p;
+        } else {
+            break;
+        }
+    }
+}
+
+fn heap_pop(h: &mut SmallVec<[(Real, u32); 64]>) -> Option<(Real, u32)> {
+    let len = h.len();
+    if len == 0 {
+        return None;
+    }
+    h.swap(0, len - 1);
+    let top = h.pop();
+    let len = h.len();
+    let mut i = 0;
+    loop {
+        let l = 2 * i + 1;
+        let r = l + 1;
+        let mut m = i;
+        if l < len && h[l].0 < h[m].0 {
+            m = l;
+        }
+        if r < len && h[r].0 < h[m].0 {
+            m = r;
+        }
+        if m == i {
+            break;
+        }
+        h.swap(i, m);
+        i = m;
+    }
+    top
+}
+
+impl Bvh {
+    /// Ray traversal: calls `leaf(range, &mut t_max)` for every leaf whose box the ray enters
+    /// within `[t_min, *t_max]`, nearer child first. `range` is a range of leaf-order
+    /// positions (see [`Bvh::prim_indices`]).
+    ///
+    /// The callback may lower `*t_max` (the closest hit so far): subtrees entered beyond it
+    /// are pruned. It returns [`ControlFlow::Break`] to stop at once (any-hit). The box test
+    /// is the robust slab test of [`RayAabbPrecomp::intersect_robust`] (Ize 2013), so no leaf
+    /// whose primitives' boxes the ray touches is skipped; `t` is in units of `ray.dir` as
+    /// given. A ray with a NaN or infinite component or a zero direction, or bounds with
+    /// `!(t_min <= t_max)` (NaN included), visits nothing. Allocates nothing.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use raypick_bvh::{BuildConfig, Bvh};
+    /// use raypick_primitives::{Aabb, Point3, Ray, Vector3};
+    ///
+    /// let boxes: Vec<Aabb> = (0..10)
+    ///     .map(|i| {
+    ///         let x = i as f32 * 2.0;
+    ///         Aabb::new(Point3::new(x, 0.0, 0.0), Point3::new(x + 1.0, 1.0, 1.0))
+    ///     })
+    ///     .collect();
+    /// let bvh = Bvh::build(&boxes, &BuildConfig::default()).unwrap();
+    /// let ray = Ray::new(Point3::new(-1.0, 0.5, 0.5), Vector3::new(1.0, 0.0, 0.0));
+    /// let mut first = None;
+    /// bvh.traverse_ray(&ray, 0.0, f32::INFINITY, |range, t_max| {
+    ///     for pos in range {
+    ///         let prim = bvh.prim_indices()[pos] as usize;
+    ///         let t = boxes[prim].min.x - ray.origin.x; // entry distance of this box
+    ///         if t < *t_max {
+    ///             *t_max = t;
+    ///             first = Some(prim);
+    ///         }
+    ///     }
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(first, Some(0));
+    /// ```
+    pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, mut leaf: F)
+    where
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        if nodes.is_empty() {
+            return;
+        }
+        let pre = RayAabbPrecomp::new(ray);
+        if !pre.valid || !(t_min <= t_max) {
+            return;
+        }
+        let r = RayK {
+            o: pre.origin,
+            inv: pre.inv_dir,
+            neg: pre.neg,
+        };
+        let mut t_max = t_max;
+        if r.hit(&nodes[0], t_min, t_max).is_none() {
+            return;
+        }
+        // Depth <= MAX_DEPTH (a type invariant), so at most MAX_DEPTH - 1 entries are pushed.
+        let mut stack = [(0u32, 0.0f32); MAX_DEPTH];
+        let mut sp = 0usize;
+        let mut cur = 0usize;
+        loop {
+            let node = &nodes[cur];
+            if node.count > 0 {
+                if leaf(leaf_range(node), &mut t_max).is_break() {
+                    return;
+                }
+            } else {
+                let c = node.index as usize;
+                let ta = r.hit(&nodes[c], t_min, t_max);
+                let tb = r.hit(&nodes[c + 1], t_min, t_max);
+                match (ta, tb) {
+                    (Some(ea), Some(eb)) => {
+                        let (near, far, e_far) = if ea <= eb {
+                            (c, c + 1, eb)
+                        } else {
+                            (c + 1, c, ea)
+                        };
+                        stack[sp] = (far as u32, e_far);
+                        sp += 1;
+                        cur = near;
+                        continue;
+                    }
+                    (Some(_), None) => {
+                        cur = c;
+                        continue;
+                    }
+                    (None, Some(_)) => {
+                        cur = c + 1;
+                        continue;
+                    }
+                    (None, None) => {}
+                }
+            }
+            // Pop the nearest pending subtree still entered before the current t_max.
+            loop {
+                if sp == 0 {
+                    return;
+                }
+                sp -= 1;
+                let (n, entry) = stack[sp];
+                if entry <= t_max {
+                    cur = n as usize;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Calls `leaf(range)` for every leaf whose box overlaps `aabb` (boxes closed: touching
+    /// counts). A query box with a NaN, or inverted (e.g. `Aabb::EMPTY`), overlaps nothing.
+    /// Stop early with [`ControlFlow::Break`]. Allocates nothing.
+    pub fn traverse_aabb<F>(&self, aabb: &Aabb, mut leaf: F)
+    where
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        if aabb.is_empty() {
+            return;
+        }
+        self.traverse_nodes(|n| overlaps(n, aabb), &mut leaf);
+    }
+
+    /// Generic traversal: descends into every node whose box satisfies `node_pred` (sphere,
+    /// OBB or frustum tests) and calls `leaf(range)` for each leaf that does. The predicate
+    /// should be conservative (true whenever the box may hold something of interest).
+    /// Stop early with [`ControlFlow::Break`]. Allocates nothing.
+    pub fn traverse_with<P, F>(&self, mut node_pred: P, mut leaf: F)
+    where
+        P: FnMut(&Aabb) -> bool,
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        self.traverse_nodes(|n| node_pred(&n.aabb()), &mut leaf);
+    }
+
+    #[inline(always)]
+    fn traverse_nodes<P, F>(&self, mut pred: P, mut leaf: F)
+    where
+        P: FnMut(&Node) -> bool,
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        if nodes.is_empty() || !pred(&nodes[0]) {
+            return;
+        }
+        let mut stack = [0u32; MAX_DEPTH];
+        let mut sp = 0usize;
+        let mut cur = 0usize;
+        loop {
+            let node = &nodes[cur];
+            if node.count > 0 {
+                if leaf(leaf_range(node)).is_break() {
+                    return;
+                }
+            } else {
+                let c = node.index as usize;
+                let ha = pred(&nodes[c]);
+                let hb = pred(&nodes[c + 1]);
+                match (ha, hb) {
+                    (true, true) => {
+                        stack[sp] = (c + 1) as u32;
+                        sp += 1;
+                        cur = c;
+                        continue;
+                    }
+                    (true, false) => {
+                        cur = c;
+                        continue;
+                    }
+                    (false, true) => {
+                        cur = c + 1;
+                        continue;
+                    }
+                    (false, false) => {}
+                }
+            }
+            if sp == 0 {
+                return;
+            }
+            sp -= 1;
+            cur = stack[sp] as usize;
+        }
+    }
+
+    /// Best-first traversal by a lower bound, for nearest-point and nearest-object queries.
+    ///
+    /// `node_dist(&aabb)` returns a lower bound of the distance from the query to anything in
+    /// the box (any monotone measure, e.g. squared distance). Leaves are visited in
+    /// increasing order of their bound; `leaf(range, &mut best)` may lower `best` (which
+    /// starts at `max_dist`), and nodes whose bound exceeds `best` are pruned. Visiting stops
+    /// when the smallest pending bound exceeds `best`, or on [`ControlFlow::Break`]. A NaN
+    /// bound prunes its node; a NaN `max_dist` visits nothing.
+    ///
+    /// Keeps up to 64 pending nodes inline; a larger frontier (many boxes at nearly the same
+    /// bound) allocates. Use [`Bvh::traverse_best_first_in`] with a reused
+    /// [`BestFirstScratch`] to avoid that.
+    pub fn traverse_best_first<D, F>(&self, max_dist: Real, node_dist: D, leaf: F)
+    where
+        D: FnMut(&Aabb) -> Real,
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let mut scratch = BestFirstScratch::new();
+        self.traverse_best_first_in(&mut scratch, max_dist, node_dist, leaf);
+    }
+
+    /// [`Bvh::traverse_best_first`] with caller-owned scratch memory, so repeated queries
+    /// never allocate once the scratch has grown to the largest frontier seen.
+    pub fn traverse_best_first_in<D, F>(
+        &self,
+        scratch: &mut BestFirstScratch,
+        max_dist: Real,
+        mut node_dist: D,
+        mut leaf: F,
+    ) where
+        D: FnMut(&Aabb) -> Real,
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        let heap = &mut scratch.heap;
+        heap.clear();
+        if nodes.is_empty() {
+            return;
+        }
+        let mut best = max_dist;
+        let d0 = node_dist(&nodes[0].aabb());
+        if !(d0 <= best) {
+            return;
+        }
+        heap_push(heap, (d0, 0));
+        while let Some((d, i)) = heap_pop(heap) {
+            if !(d <= best) {
+                break;
+            }
+            let node = &nodes[i as usize];
+            if node.count > 0 {
+                if leaf(leaf_range(node), &mut best).is_break() {
+                    break;
+                }
+            } else {
+                let c = node.index as usize;
+                for child in [c, c + 1] {
+                    let dc = node_dist(&nodes[child].aabb());
+                    if dc <= best {
+                        heap_push(heap, (dc, child as u32));
+                    }
+                }
+            }
+        }
+        heap.clear();
+    }
+}
