@@ -150,14 +150,14 @@ impl Viewport {
     }
 
     /// Window pixel `(x, y)` to NDC `(x, y)` for the given y direction.
-    fn to_ndc(self, x: f64, y: f64, y_down: bool) -> (f64, f64) {
+    fn window_to_ndc(self, x: f64, y: f64, y_down: bool) -> (f64, f64) {
         let nx = 2.0 * (x - f64::from(self.x)) / f64::from(self.width) - 1.0;
         let ny = 1.0 - 2.0 * (y - f64::from(self.y)) / f64::from(self.height);
         (nx, if y_down { -ny } else { ny })
     }
 
     /// NDC `(x, y)` to window pixel `(x, y)`.
-    fn from_ndc(self, nx: f64, ny: f64, y_down: bool) -> (f64, f64) {
+    fn ndc_to_window(self, nx: f64, ny: f64, y_down: bool) -> (f64, f64) {
         let ny = if y_down { -ny } else { ny };
         (
             f64::from(self.x) + (nx + 1.0) * 0.5 * f64::from(self.width),
@@ -276,7 +276,7 @@ impl Projection {
                 if !(near > 0.0 && near.is_finite()) {
                     return bad("near must be positive and finite");
                 }
-                if !(far > near) {
+                if far.is_nan() || far <= near {
                     return bad("far must be greater than near");
                 }
                 let f = 1.0 / (f64::from(fov_y) * 0.5).tan();
@@ -314,7 +314,7 @@ impl Projection {
                 if !(near.is_finite() && far.is_finite()) {
                     return bad("near and far must be finite");
                 }
-                if !(far > near) {
+                if far.is_nan() || far <= near {
                     return bad("far must be greater than near");
                 }
                 let (n, fa) = (f64::from(near), f64::from(far));
@@ -398,7 +398,9 @@ impl Camera {
             && finite(target.coords.as_slice())
             && finite(up.as_slice()))
         {
-            return Err(CameraError::InvalidLookAt("eye, target and up must be finite"));
+            return Err(CameraError::InvalidLookAt(
+                "eye, target and up must be finite",
+            ));
         }
         let eye = eye.cast::<f64>();
         let target = target.cast::<f64>();
@@ -521,16 +523,24 @@ impl Camera {
     /// Returns `None` for a non-finite position or an invalid viewport.
     #[must_use]
     pub fn ray_from_pixel(&self, x: Real, y: Real, viewport: &Viewport) -> Option<Ray> {
-        self.ray_from_pixel_f64(f64::from(x), f64::from(y), viewport)
+        let (o, d) = self.ray_from_pixel_f64(f64::from(x), f64::from(y), viewport)?;
+        Some(Ray::new(o.cast::<Real>(), d.cast::<Real>()))
     }
 
-    /// [`Camera::ray_from_pixel`] with f64 window coordinates.
+    /// [`Camera::ray_from_pixel`] entirely in f64: the origin on the near plane and the unit
+    /// direction, for callers that need more than f32 precision (tiny near planes far from
+    /// the world origin).
     #[must_use]
-    pub fn ray_from_pixel_f64(&self, x: f64, y: f64, viewport: &Viewport) -> Option<Ray> {
+    pub fn ray_from_pixel_f64(
+        &self,
+        x: f64,
+        y: f64,
+        viewport: &Viewport,
+    ) -> Option<(P3<f64>, nalgebra::Vector3<f64>)> {
         if !(x.is_finite() && y.is_finite() && viewport.is_valid()) {
             return None;
         }
-        let (nx, ny) = viewport.to_ndc(x, y, self.convention.y_down);
+        let (nx, ny) = viewport.window_to_ndc(x, y, self.convention.y_down);
         let zn = self.convention.near_ndc();
         // A second point halfway through the depth range: finite even with an infinite far.
         let zm = 0.5 * (zn + self.convention.far_ndc());
@@ -541,8 +551,7 @@ impl Camera {
         if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        let d = d / len;
-        Some(Ray::new(p0.cast::<Real>(), d.cast::<Real>()))
+        Some((p0, d / len))
     }
 
     /// The window position (pixels, origin top left, y down) and NDC depth of `point`.
@@ -568,10 +577,10 @@ impl Camera {
             return None;
         }
         let c = self.view_proj * point.to_homogeneous();
-        if !(c.w > 0.0) || !c.iter().all(|v| v.is_finite()) {
+        if c.w.is_nan() || c.w <= 0.0 || !c.iter().all(|v| v.is_finite()) {
             return None;
         }
-        let (x, y) = viewport.from_ndc(c.x / c.w, c.y / c.w, self.convention.y_down);
+        let (x, y) = viewport.ndc_to_window(c.x / c.w, c.y / c.w, self.convention.y_down);
         Some((x, y, c.z / c.w))
     }
 
@@ -590,8 +599,10 @@ impl Camera {
             return None;
         }
         let y_down = self.convention.y_down;
-        let (ax, ay) = viewport.to_ndc(f64::from(rect.min[0]), f64::from(rect.min[1]), y_down);
-        let (bx, by) = viewport.to_ndc(f64::from(rect.max[0]), f64::from(rect.max[1]), y_down);
+        let (ax, ay) =
+            viewport.window_to_ndc(f64::from(rect.min[0]), f64::from(rect.min[1]), y_down);
+        let (bx, by) =
+            viewport.window_to_ndc(f64::from(rect.max[0]), f64::from(rect.max[1]), y_down);
         let (x0, x1) = (ax.min(bx), ax.max(bx));
         let (y0, y1) = (ay.min(by), ay.max(by));
         // x' = (2x - (x0 + x1) w) / (x1 - x0), the same for y; z and w unchanged.
@@ -623,7 +634,10 @@ impl Camera {
 }
 
 /// The six clip planes of `m` (Gribb and Hartmann), inside where `n . p + d >= 0`.
-pub(crate) fn clip_planes(m: &Matrix4<f64>, depth: DepthRange) -> [(nalgebra::Vector3<f64>, f64); 6] {
+pub(crate) fn clip_planes(
+    m: &Matrix4<f64>,
+    depth: DepthRange,
+) -> [(nalgebra::Vector3<f64>, f64); 6] {
     let row = |i: usize| m.row(i).transpose();
     let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
     let split = |v: Vector4<f64>| (v.xyz(), v.w);
