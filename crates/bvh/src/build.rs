@@ -39,6 +39,26 @@ impl PrimRef {
     }
 }
 
+/// `min` without NaN handling (one instruction): build inputs are checked NaN-free.
+#[inline(always)]
+fn fmin(a: f32, b: f32) -> f32 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `max` without NaN handling, see [`fmin`].
+#[inline(always)]
+fn fmax(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
 /// A plain box used during the build.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Box3 {
@@ -55,8 +75,8 @@ impl Box3 {
     #[inline(always)]
     fn grow(&mut self, min: &[f32; 3], max: &[f32; 3]) {
         for a in 0..3 {
-            self.min[a] = self.min[a].min(min[a]);
-            self.max[a] = self.max[a].max(max[a]);
+            self.min[a] = fmin(self.min[a], min[a]);
+            self.max[a] = fmax(self.max[a], max[a]);
         }
     }
 
@@ -292,12 +312,22 @@ fn build_part(
     if n < ctx.cfg.parallel_threshold {
         let mut nodes = Vec::with_capacity(n + 1);
         nodes.push(leaf_node(&bounds, offset, n));
+        let mut scratch = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
         let depth = build_seq(
-            ctx, prims, offset, bounds, cbounds, remaining, &mut nodes, 0,
+            ctx,
+            prims,
+            offset,
+            bounds,
+            cbounds,
+            remaining,
+            &mut nodes,
+            0,
+            &mut scratch,
         );
         return Part::Seq { nodes, depth };
     }
-    match decide(ctx, prims, &bounds, &cbounds, remaining, true) {
+    let mut scratch = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+    match decide(ctx, prims, &bounds, &cbounds, remaining, true, &mut scratch) {
         Decision::Leaf => {
             ctx.progress.leaf_done(n);
             Part::Seq {
@@ -330,8 +360,9 @@ fn build_seq(
     remaining: usize,
     nodes: &mut Vec<Node>,
     at: usize,
+    scratch: &mut Bins,
 ) -> usize {
-    match decide(ctx, prims, &bounds, &cbounds, remaining, false) {
+    match decide(ctx, prims, &bounds, &cbounds, remaining, false, scratch) {
         Decision::Leaf => {
             nodes[at] = leaf_node(&bounds, offset, prims.len());
             ctx.progress.leaf_done(prims.len());
@@ -348,7 +379,17 @@ fn build_seq(
             nodes.push(nodes[at]);
             nodes.push(nodes[at]);
             let (lp, rp) = prims.split_at_mut(mid);
-            let dl = build_seq(ctx, lp, offset, left.0, left.1, remaining - 1, nodes, c);
+            let dl = build_seq(
+                ctx,
+                lp,
+                offset,
+                left.0,
+                left.1,
+                remaining - 1,
+                nodes,
+                c,
+                scratch,
+            );
             let dr = build_seq(
                 ctx,
                 rp,
@@ -358,6 +399,7 @@ fn build_seq(
                 remaining - 1,
                 nodes,
                 c + 1,
+                scratch,
             );
             1 + dl.max(dr)
         }
@@ -399,8 +441,13 @@ struct Binning {
     last: usize,
 }
 
-fn bin_chunk(prims: &[PrimRef], bn: &Binning) -> [[Bin; MAX_BINS]; 3] {
-    let mut bins = [[EMPTY_BIN; MAX_BINS]; 3];
+type Bins = [[Bin; MAX_BINS]; 3];
+
+/// Bins `prims` into the first `bn.last + 1` bins of each axis (only those are reset).
+fn bin_into(prims: &[PrimRef], bn: &Binning, bins: &mut Bins) {
+    for axis in bins.iter_mut() {
+        axis[..=bn.last].fill(EMPTY_BIN);
+    }
     for p in prims {
         let c = p.centroid();
         for a in 0..3 {
@@ -410,12 +457,11 @@ fn bin_chunk(prims: &[PrimRef], bn: &Binning) -> [[Bin; MAX_BINS]; 3] {
             bin.count += 1;
         }
     }
-    bins
 }
 
-fn merge_bins(mut x: [[Bin; MAX_BINS]; 3], y: [[Bin; MAX_BINS]; 3]) -> [[Bin; MAX_BINS]; 3] {
+fn merge_bins(mut x: Box<Bins>, y: Box<Bins>, nb: usize) -> Box<Bins> {
     for a in 0..3 {
-        for k in 0..MAX_BINS {
+        for k in 0..nb {
             x[a][k].b = x[a][k].b.union(&y[a][k].b);
             x[a][k].count += y[a][k].count;
         }
@@ -439,6 +485,8 @@ struct BestSplit {
     split: usize,
     cost: f32,
     left_count: usize,
+    left_box: Box3,
+    right_box: Box3,
 }
 
 fn decide(
@@ -448,6 +496,7 @@ fn decide(
     cbounds: &Box3,
     remaining: usize,
     parallel: bool,
+    scratch: &mut Bins,
 ) -> Decision {
     let cfg = &ctx.cfg;
     let n = prims.len();
@@ -464,7 +513,8 @@ fn decide(
         return median_split(prims, cbounds, parallel);
     }
 
-    let nb = cfg.bins;
+    // Small nodes need few bins; resetting and sweeping unused ones dominated small nodes.
+    let nb = cfg.bins.min(n.max(4));
     let mut bn = Binning {
         cmin: cbounds.min,
         scale: [0.0; 3],
@@ -475,17 +525,30 @@ fn decide(
         // A zero or overflowing extent bins everything to bin 0 on that axis (no split there).
         bn.scale[a] = if e > 0.0 { nb as f32 / e } else { 0.0 };
     }
-    let bins = if parallel && n >= PAR_BIN_MIN {
-        prims
+    let par_bins;
+    let bins: &Bins = if parallel && n >= PAR_BIN_MIN {
+        let empty = || {
+            let mut b = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+            bin_into(&[], &bn, &mut b);
+            b
+        };
+        par_bins = prims
             .par_chunks(PAR_CHUNK)
-            .map(|c| bin_chunk(c, &bn))
-            .reduce(|| [[EMPTY_BIN; MAX_BINS]; 3], merge_bins)
+            .map(|c| {
+                let mut b = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+                bin_into(c, &bn, &mut b);
+                b
+            })
+            .reduce(empty, |x, y| merge_bins(x, y, nb));
+        &par_bins
     } else {
-        bin_chunk(prims, &bn)
+        bin_into(prims, &bn, scratch);
+        scratch
     };
 
     // Sweep: right-side areas from the right, then costs from the left.
     let mut best: Option<BestSplit> = None;
+    let mut right_box = [Box3::EMPTY; MAX_BINS];
     let mut right_area = [0.0f32; MAX_BINS];
     let mut right_count = [0usize; MAX_BINS];
     for (a, bins_a) in bins.iter().enumerate() {
@@ -494,6 +557,7 @@ fn decide(
         for k in (1..nb).rev() {
             acc = acc.union(&bins_a[k].b);
             cnt += bins_a[k].count as usize;
+            right_box[k] = acc;
             right_area[k] = acc.half_area();
             right_count[k] = cnt;
         }
@@ -514,6 +578,8 @@ fn decide(
                     split: k,
                     cost,
                     left_count: lcnt,
+                    left_box: lacc,
+                    right_box: right_box[k],
                 });
             }
         }
@@ -537,25 +603,21 @@ fn decide(
         return median_split(prims, cbounds, parallel);
     }
 
-    // Partition in place; gather the children's boxes and centroid boxes on the way.
+    // Partition in place, gathering the children's centroid boxes on the way (their boxes
+    // are the bins' unions, exact).
     let a = best.axis;
     let (cmin, scale, last) = (bn.cmin[a], bn.scale[a], bn.last);
-    let mut lb = Box3::EMPTY;
-    let mut lc = Box3::EMPTY;
-    let mut rb = Box3::EMPTY;
-    let mut rc = Box3::EMPTY;
+    let mut cbs = [Box3::EMPTY; 2]; // [right, left]
     let mut i = 0usize;
     let mut j = n;
     while i < j {
         let p = prims[i];
         let c = p.centroid();
-        if bin_of(c[a], cmin, scale, last) < best.split {
-            lb.grow(&p.min, &p.max);
-            lc.grow_point(&c);
+        let left = bin_of(c[a], cmin, scale, last) < best.split;
+        cbs[left as usize].grow_point(&c);
+        if left {
             i += 1;
         } else {
-            rb.grow(&p.min, &p.max);
-            rc.grow_point(&c);
             j -= 1;
             prims.swap(i, j);
         }
@@ -563,8 +625,8 @@ fn decide(
     debug_assert_eq!(i, best.left_count);
     Decision::Split {
         mid: i,
-        left: (lb, lc),
-        right: (rb, rc),
+        left: (best.left_box, cbs[1]),
+        right: (best.right_box, cbs[0]),
     }
 }
 
