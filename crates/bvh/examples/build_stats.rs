@@ -74,7 +74,7 @@ fn main() {
                 report.sah_after_build,
                 report.sah_final,
                 report.build_time.as_secs_f64() * 1e3,
-                report.optimize_time.as_secs_f64() * 1e3
+                report.optimize.as_ref().map_or(0.0, |r| r.time.as_secs_f64() * 1e3)
             );
             if threads == 0 {
                 println!("             {}", bvh.validate(&boxes).unwrap());

@@ -45,16 +45,17 @@ pub struct BuildConfig {
 }
 
 /// Settings of the reinsertion optimizer (after Bittner et al. 2013 and Meister and
-/// Bittner 2018): each round removes the nodes with the largest boxes and reinserts each at
-/// the place that lowers the SAH cost most (found by branch and bound).
+/// Bittner 2018): each round removes the not yet moved nodes whose removal shrinks their
+/// parent's box most (relatively) and reinserts each where it raises the SAH cost least
+/// (found by branch and bound).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OptimizeConfig {
-    /// At most this many rounds. Default 8.
+    /// At most this many rounds. Default 10.
     pub max_rounds: usize,
     /// Fraction of the nodes reinserted per round (the largest first), in `(0, 1]`; clamped.
     /// Default 0.05.
     pub batch_fraction: f32,
-    /// Stop when a round lowers the SAH cost by less than this fraction. Default 0.002.
+    /// Stop when a round lowers the SAH cost by less than this fraction. Default 0.0005.
     pub min_improvement: f32,
 }
 
@@ -63,9 +64,9 @@ impl OptimizeConfig {
     #[must_use]
     pub const fn new() -> Self {
         Self {
-            max_rounds: 8,
+            max_rounds: 10,
             batch_fraction: 0.05,
-            min_improvement: 0.002,
+            min_improvement: 0.0005,
         }
     }
 }

@@ -41,6 +41,7 @@ mod build;
 mod config;
 mod error;
 mod node;
+mod optimize;
 mod refit;
 mod traverse;
 mod validate;
@@ -52,6 +53,7 @@ use raypick_primitives::Aabb;
 pub use config::{BuildConfig, OptimizeConfig, MAX_BINS, MAX_DEPTH};
 pub use error::{BuildError, ValidationError};
 pub use node::Node;
+pub use optimize::OptimizeReport;
 pub use traverse::BestFirstScratch;
 pub use validate::BvhStats;
 
@@ -93,8 +95,8 @@ pub struct BuildReport {
     pub check_time: Duration,
     /// Binned SAH build (including the flattening of parallel parts).
     pub build_time: Duration,
-    /// The optimizer (zero when not run).
-    pub optimize_time: Duration,
+    /// The optimizer's report, when it ran.
+    pub optimize: Option<OptimizeReport>,
     /// SAH cost after the binned build.
     pub sah_after_build: f64,
     /// SAH cost at the end (equal to `sah_after_build` without optimizer).
@@ -153,7 +155,7 @@ impl Bvh {
             step: (n / 100).max(1),
         };
         let (nodes, prim_indices, depth) = build::build_nodes(boxes, cfg, &progress);
-        let bvh = Bvh {
+        let mut bvh = Bvh {
             nodes,
             prim_indices,
             depth,
@@ -161,6 +163,11 @@ impl Bvh {
         report.build_time = t1.elapsed();
         report.sah_after_build = bvh.sah_cost();
         report.sah_final = report.sah_after_build;
+        if let Some(opt) = &config.optimize {
+            let r = optimize::optimize(&mut bvh, opt, cfg.max_depth);
+            report.sah_final = r.sah_after;
+            report.optimize = Some(r);
+        }
         if let Some(cb) = observer.progress {
             cb(1.0);
         }
@@ -170,7 +177,10 @@ impl Bvh {
             depth = bvh.depth,
             check_ms = check_time.as_secs_f64() * 1e3,
             build_ms = report.build_time.as_secs_f64() * 1e3,
-            optimize_ms = report.optimize_time.as_secs_f64() * 1e3,
+            optimize_ms = report
+                .optimize
+                .as_ref()
+                .map_or(0.0, |r| r.time.as_secs_f64() * 1e3),
             sah = report.sah_final,
             "bvh built"
         );

@@ -346,3 +346,53 @@ fn depth_limit_is_respected() {
         }
     }
 }
+
+#[test]
+fn optimizer_never_raises_cost_and_keeps_tree_valid() {
+    let opt = raypick_bvh::OptimizeConfig {
+        max_rounds: 20,
+        batch_fraction: 0.2,
+        min_improvement: 0.0,
+    };
+    for n in [0usize, 1, 2, 3, 4, 5, 6, 7, 8, 20, 100, 300, 2000] {
+        for (fam, boxes) in families(n, 4242 + n as u64) {
+            for (name, cfg) in presets() {
+                let mut bvh = Bvh::build(&boxes, &cfg).unwrap();
+                let before = bvh.sah_cost();
+                let report = bvh.optimize(&opt);
+                bvh.validate(&boxes)
+                    .unwrap_or_else(|e| panic!("{name} {fam} n={n}: {e}"));
+                assert!((report.sah_before - before).abs() <= 1e-9 * before.max(1.0));
+                assert!(
+                    report.sah_after <= before * (1.0 + 1e-5),
+                    "{name} {fam} n={n}: {report:?}"
+                );
+                assert!((report.sah_after - bvh.sah_cost()).abs() <= 1e-9 * before.max(1.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn high_quality_lowers_sah_and_reports_it() {
+    let mut rng = Rng::new(31);
+    let boxes = random_boxes(&mut rng, 20_000, 10.0, 0.3);
+    let (hq, report) = Bvh::build_with(
+        &boxes,
+        &BuildConfig::high_quality(),
+        &BuildObserver::default(),
+    )
+    .unwrap();
+    hq.validate(&boxes).unwrap();
+    let opt = report.optimize.expect("high_quality runs the optimizer");
+    assert!(opt.reinsertions > 0);
+    assert!(opt.sah_after < opt.sah_before, "{opt:?}");
+    assert_eq!(report.sah_final, opt.sah_after);
+    let balanced = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+    assert!(hq.sah_cost() < balanced.sah_cost());
+    // Deterministic.
+    assert_eq!(
+        Bvh::build(&boxes, &BuildConfig::high_quality()).unwrap(),
+        hq
+    );
+}
