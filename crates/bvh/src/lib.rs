@@ -40,6 +40,7 @@
 mod build;
 mod config;
 mod error;
+pub mod io;
 mod node;
 mod optimize;
 mod refit;
@@ -52,6 +53,7 @@ use raypick_primitives::Aabb;
 
 pub use config::{BuildConfig, OptimizeConfig, MAX_BINS, MAX_DEPTH};
 pub use error::{BuildError, ValidationError};
+pub use io::LoadError;
 pub use node::Node;
 pub use optimize::OptimizeReport;
 pub use traverse::BestFirstScratch;

@@ -231,6 +231,14 @@ impl Bvh {
         Ok(self.stats())
     }
 
+    /// Checks every invariant that does not need the primitive boxes (all of
+    /// [`Bvh::validate`] except leaf boxes containing their primitives' boxes): what loading
+    /// guarantees. Returns statistics on success.
+    pub fn validate_structure(&self) -> Result<BvhStats, ValidationError> {
+        check_structure(&self.nodes, &self.prim_indices, self.depth)?;
+        Ok(self.stats())
+    }
+
     /// Statistics of the tree, without checking it (see [`Bvh::validate`]).
     #[must_use]
     pub fn stats(&self) -> BvhStats {
