@@ -87,6 +87,8 @@ pub(crate) fn closest_f64(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
     if d1 <= 0.0 && d2 <= 0.0 {
         return (a, 0.0, 0.0);
     }
+    // Each edge region also needs its edge to have length (d1 - d3 = |ab|^2 and so on): a
+    // zero-length edge of a degenerate triangle must not capture the query.
     let bp = sub(p, b);
     let d3 = dot(ab, bp);
     let d4 = dot(ac, bp);
@@ -94,7 +96,7 @@ pub(crate) fn closest_f64(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
         return (b, 1.0, 0.0);
     }
     let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0 {
         let t = ratio(d1, d1 - d3);
         return (lerp(a, b, t), t, 0.0);
     }
@@ -105,12 +107,12 @@ pub(crate) fn closest_f64(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
         return (c, 0.0, 1.0);
     }
     let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0 {
         let t = ratio(d2, d2 - d6);
         return (lerp(a, c, t), 0.0, t);
     }
     let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0 {
         let t = ratio(d4 - d3, (d4 - d3) + (d5 - d6));
         return (lerp(b, c, t), 1.0 - t, t);
     }

@@ -60,9 +60,9 @@ impl RayAabbPrecomp {
         self.slabs(aabb, t_min, t_max, 1.0)
     }
 
-    /// Like [`RayAabbPrecomp::intersect`], but the exit distance is scaled up by
-    /// [`ROBUST_EXIT_SCALE`] (Ize 2013) so that rounding never drops a box the ray touches.
-    /// Used by BVH traversal.
+    /// Like [`RayAabbPrecomp::intersect`], but each slab's exit distance is padded outwards
+    /// by the relative amount [`ROBUST_EXIT_SCALE`] (Ize 2013), so that rounding never drops a
+    /// box the ray touches (also for negative exits when `t_min < 0`). Used by BVH traversal.
     #[inline]
     #[must_use]
     pub fn intersect_robust(&self, aabb: &Aabb, t_min: Real, t_max: Real) -> Option<(Real, Real)> {
@@ -88,7 +88,14 @@ impl RayAabbPrecomp {
                 (lo[a], hi[a])
             };
             let tn = (n - self.origin[a]) * self.inv_dir[a];
-            let tf = (f - self.origin[a]) * self.inv_dir[a] * exit_scale;
+            let tf = (f - self.origin[a]) * self.inv_dir[a];
+            // Pad the exit outwards, i.e. towards +inf: scale up a positive exit, scale down the
+            // magnitude of a negative one (possible when t_min < 0).
+            let tf = if tf >= 0.0 {
+                tf * exit_scale
+            } else {
+                tf * (1.0 / exit_scale)
+            };
             // NaN (0 * inf: the ray lies in this face plane) loses both comparisons.
             if tn > near {
                 near = tn;

@@ -4,7 +4,8 @@ use crate::{Plane, Ray, Real};
 
 /// The parameter `t` in `[t_min, t_max]` where `ray` crosses `plane`, or `None`.
 ///
-/// `t = (offset - normal . origin) / (normal . dir)`, in units of the ray's direction. Either
+/// `t = (offset - normal . origin) / (normal . dir)`, evaluated in f64 and rounded once, in
+/// units of the ray's direction. Either
 /// side of the plane is hit (test the sign of `normal . dir` to tell the faces apart). A ray
 /// parallel to the plane never hits, even when it lies in it. A NaN or infinity in the ray
 /// or the plane, or a zero direction, gives `None`.
@@ -21,10 +22,13 @@ pub fn ray_plane(ray: &Ray, plane: &Plane, t_min: Real, t_max: Real) -> Option<R
     if !ray.is_valid() || !plane.offset.is_finite() {
         return None;
     }
-    let denom = plane.normal.dot(&ray.dir);
+    // In f64: `normal . dir` cancels badly for grazing rays in f32.
+    let n = plane.normal.into_inner().cast::<f64>();
+    let denom = n.dot(&ray.dir.cast::<f64>());
     if denom == 0.0 || !denom.is_finite() {
         return None;
     }
-    let t = -plane.signed_distance(&ray.origin) / denom;
+    let dist = n.dot(&ray.origin.coords.cast::<f64>()) - plane.offset as f64;
+    let t = (-dist / denom) as Real;
     (t >= t_min && t <= t_max).then_some(t)
 }
