@@ -18,25 +18,37 @@ use crate::node::half_area;
 use crate::{BuildError, Node};
 
 /// A primitive reference: its box and original index, 32 bytes, moved around by partitions.
+/// Four lanes per corner so box updates compile to 4-wide min/max; lane 3 of `min` holds the
+/// index's bits, lane 3 of `max` is 0, and lane 3 of every box computed from them is junk that
+/// nothing reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PrimRef {
-    min: [f32; 3],
-    idx: u32,
-    max: [f32; 3],
-    _pad: u32,
+    min: [f32; 4],
+    max: [f32; 4],
 }
 
 impl PrimRef {
-    /// The centre, computed without overflow for huge coordinates.
     #[inline(always)]
-    fn centroid(&self) -> [f32; 3] {
-        [
-            self.min[0] * 0.5 + self.max[0] * 0.5,
-            self.min[1] * 0.5 + self.max[1] * 0.5,
-            self.min[2] * 0.5 + self.max[2] * 0.5,
-        ]
+    fn idx(&self) -> u32 {
+        self.min[3].to_bits()
     }
+
+    /// The centre, computed without overflow for huge coordinates (lane 3 junk).
+    #[inline(always)]
+    fn centroid(&self) -> [f32; 4] {
+        let mut c = [0.0; 4];
+        for a in 0..4 {
+            c[a] = self.min[a] * 0.5 + self.max[a] * 0.5;
+        }
+        c
+    }
+}
+
+/// The first three lanes.
+#[inline(always)]
+fn xyz(v: &[f32; 4]) -> [f32; 3] {
+    [v[0], v[1], v[2]]
 }
 
 /// `min` without NaN handling (one instruction): build inputs are checked NaN-free.
@@ -59,29 +71,29 @@ fn fmax(a: f32, b: f32) -> f32 {
     }
 }
 
-/// A plain box used during the build.
+/// A plain box used during the build (lane 3 unused).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Box3 {
-    pub min: [f32; 3],
-    pub max: [f32; 3],
+    pub min: [f32; 4],
+    pub max: [f32; 4],
 }
 
 impl Box3 {
     pub const EMPTY: Box3 = Box3 {
-        min: [f32::INFINITY; 3],
-        max: [f32::NEG_INFINITY; 3],
+        min: [f32::INFINITY; 4],
+        max: [f32::NEG_INFINITY; 4],
     };
 
     #[inline(always)]
-    fn grow(&mut self, min: &[f32; 3], max: &[f32; 3]) {
-        for a in 0..3 {
+    fn grow(&mut self, min: &[f32; 4], max: &[f32; 4]) {
+        for a in 0..4 {
             self.min[a] = fmin(self.min[a], min[a]);
             self.max[a] = fmax(self.max[a], max[a]);
         }
     }
 
     #[inline(always)]
-    fn grow_point(&mut self, p: &[f32; 3]) {
+    fn grow_point(&mut self, p: &[f32; 4]) {
         self.grow(p, p);
     }
 
@@ -94,7 +106,17 @@ impl Box3 {
 
     #[inline(always)]
     fn half_area(&self) -> f32 {
-        half_area(&self.min, &self.max)
+        half_area(&xyz(&self.min), &xyz(&self.max))
+    }
+
+    /// Half area without the emptiness check: garbage for an empty box, which the sweep
+    /// never uses (a side with no primitive is skipped).
+    #[inline(always)]
+    fn half_area_unchecked(&self) -> f32 {
+        let ex = self.max[0] - self.min[0];
+        let ey = self.max[1] - self.min[1];
+        let ez = self.max[2] - self.min[2];
+        ex * ey + ey * ez + ez * ex
     }
 
     fn extent(&self, a: usize) -> f32 {
@@ -179,10 +201,8 @@ pub(crate) fn build_nodes(
     let n = boxes.len();
     let parallel = n >= cfg.parallel_threshold;
     let to_ref = |(i, b): (usize, &Aabb)| PrimRef {
-        min: [b.min.x, b.min.y, b.min.z],
-        idx: i as u32,
-        max: [b.max.x, b.max.y, b.max.z],
-        _pad: 0,
+        min: [b.min.x, b.min.y, b.min.z, f32::from_bits(i as u32)],
+        max: [b.max.x, b.max.y, b.max.z, 0.0],
     };
     let mut prims: Vec<PrimRef> = if parallel {
         boxes.par_iter().enumerate().map(to_ref).collect()
@@ -207,9 +227,9 @@ pub(crate) fn build_nodes(
         }
     };
     let indices = if parallel {
-        prims.par_iter().map(|p| p.idx).collect()
+        prims.par_iter().map(PrimRef::idx).collect()
     } else {
-        prims.iter().map(|p| p.idx).collect()
+        prims.iter().map(PrimRef::idx).collect()
     };
     (nodes, indices, depth)
 }
@@ -260,9 +280,9 @@ impl Part {
 
 fn leaf_node(b: &Box3, start: usize, count: usize) -> Node {
     Node {
-        min: b.min,
+        min: xyz(&b.min),
         index: start as u32,
-        max: b.max,
+        max: xyz(&b.max),
         count: count as u32,
     }
 }
@@ -285,9 +305,9 @@ fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
         Part::Split { bounds, children } => {
             let c = out.len();
             out[slot] = Node {
-                min: bounds.min,
+                min: xyz(&bounds.min),
                 index: c as u32,
-                max: bounds.max,
+                max: xyz(&bounds.max),
                 count: 0,
             };
             out.push(out[slot]);
@@ -312,7 +332,7 @@ fn build_part(
     if n < ctx.cfg.parallel_threshold {
         let mut nodes = Vec::with_capacity(n + 1);
         nodes.push(leaf_node(&bounds, offset, n));
-        let mut scratch = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+        let mut scratch = Bins::new();
         let depth = build_seq(
             ctx,
             prims,
@@ -326,7 +346,7 @@ fn build_part(
         );
         return Part::Seq { nodes, depth };
     }
-    let mut scratch = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+    let mut scratch = Bins::new();
     match decide(ctx, prims, &bounds, &cbounds, remaining, true, &mut scratch) {
         Decision::Leaf => {
             ctx.progress.leaf_done(n);
@@ -371,9 +391,9 @@ fn build_seq(
         Decision::Split { mid, left, right } => {
             let c = nodes.len();
             nodes[at] = Node {
-                min: bounds.min,
+                min: xyz(&bounds.min),
                 index: c as u32,
-                max: bounds.max,
+                max: xyz(&bounds.max),
                 count: 0,
             };
             nodes.push(nodes[at]);
@@ -416,45 +436,61 @@ enum Decision {
     },
 }
 
-#[derive(Clone, Copy)]
-struct Bin {
-    b: Box3,
-    count: u32,
-}
-
-const EMPTY_BIN: Bin = Bin {
-    b: Box3::EMPTY,
-    count: 0,
-};
-
 /// Maps a centroid coordinate to its bin; the same function bins and partitions, so the two
-/// always agree. NaN (from an overflowing scale) goes to bin 0.
+/// always agree. Clamped to `[0, last]` in float first (NaN, from an overflowing scale, goes
+/// to bin 0); then rounded through the float mantissa (adding 2^23 leaves the integer in the
+/// low bits), which is exact for `last < 2^22`, vectorizes, and avoids the saturating
+/// float-to-int conversion that dominated binning. Subtracting 0.5 first makes the rounding
+/// a floor (up to ties), so bins have equal widths.
 #[inline(always)]
-fn bin_of(c: f32, cmin: f32, scale: f32, last: usize) -> usize {
-    (((c - cmin) * scale) as usize).min(last)
+fn bin_of(c: f32, cmin: f32, scale: f32, last: f32) -> usize {
+    let x = (c - cmin) * scale - 0.5;
+    let x = if x > 0.0 { x } else { 0.0 };
+    let x = if x < last { x } else { last };
+    ((x + 8_388_608.0).to_bits() & 0x7f_ffff) as usize
 }
 
 #[derive(Clone, Copy)]
 struct Binning {
-    cmin: [f32; 3],
-    scale: [f32; 3],
+    cmin: [f32; 4],
+    scale: [f32; 4],
+    /// Index of the last bin.
     last: usize,
 }
 
-type Bins = [[Bin; MAX_BINS]; 3];
+/// Per axis, per bin: the box and count of the primitives whose centroid falls in it.
+/// Boxes and counts apart so that boxes stay 32-byte aligned.
+#[derive(Clone)]
+struct Bins {
+    boxes: [[Box3; MAX_BINS]; 3],
+    counts: [[u32; MAX_BINS]; 3],
+}
+
+impl Bins {
+    fn new() -> Box<Bins> {
+        Box::new(Bins {
+            boxes: [[Box3::EMPTY; MAX_BINS]; 3],
+            counts: [[0; MAX_BINS]; 3],
+        })
+    }
+}
 
 /// Bins `prims` into the first `bn.last + 1` bins of each axis (only those are reset).
 fn bin_into(prims: &[PrimRef], bn: &Binning, bins: &mut Bins) {
-    for axis in bins.iter_mut() {
-        axis[..=bn.last].fill(EMPTY_BIN);
+    for a in 0..3 {
+        bins.boxes[a][..=bn.last].fill(Box3::EMPTY);
+        bins.counts[a][..=bn.last].fill(0);
     }
+    let last = bn.last as f32;
     for p in prims {
         let c = p.centroid();
-        for a in 0..3 {
-            let k = bin_of(c[a], bn.cmin[a], bn.scale[a], bn.last);
-            let bin = &mut bins[a][k];
-            bin.b.grow(&p.min, &p.max);
-            bin.count += 1;
+        let mut ks = [0usize; 4];
+        for a in 0..4 {
+            ks[a] = bin_of(c[a], bn.cmin[a], bn.scale[a], last);
+        }
+        for (a, &k) in ks[..3].iter().enumerate() {
+            bins.boxes[a][k].grow(&p.min, &p.max);
+            bins.counts[a][k] += 1;
         }
     }
 }
@@ -462,8 +498,8 @@ fn bin_into(prims: &[PrimRef], bn: &Binning, bins: &mut Bins) {
 fn merge_bins(mut x: Box<Bins>, y: Box<Bins>, nb: usize) -> Box<Bins> {
     for a in 0..3 {
         for k in 0..nb {
-            x[a][k].b = x[a][k].b.union(&y[a][k].b);
-            x[a][k].count += y[a][k].count;
+            x.boxes[a][k] = x.boxes[a][k].union(&y.boxes[a][k]);
+            x.counts[a][k] += y.counts[a][k];
         }
     }
     x
@@ -514,10 +550,10 @@ fn decide(
     }
 
     // Small nodes need few bins; resetting and sweeping unused ones dominated small nodes.
-    let nb = cfg.bins.min(n.max(4));
+    let nb = cfg.bins.min((n / 2).max(4));
     let mut bn = Binning {
-        cmin: cbounds.min,
-        scale: [0.0; 3],
+        cmin: [cbounds.min[0], cbounds.min[1], cbounds.min[2], 0.0],
+        scale: [0.0; 4],
         last: nb - 1,
     };
     for a in 0..3 {
@@ -528,14 +564,14 @@ fn decide(
     let par_bins;
     let bins: &Bins = if parallel && n >= PAR_BIN_MIN {
         let empty = || {
-            let mut b = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+            let mut b = Bins::new();
             bin_into(&[], &bn, &mut b);
             b
         };
         par_bins = prims
             .par_chunks(PAR_CHUNK)
             .map(|c| {
-                let mut b = Box::new([[EMPTY_BIN; MAX_BINS]; 3]);
+                let mut b = Bins::new();
                 bin_into(c, &bn, &mut b);
                 b
             })
@@ -550,34 +586,35 @@ fn decide(
     let mut best: Option<BestSplit> = None;
     let mut right_box = [Box3::EMPTY; MAX_BINS];
     let mut right_area = [0.0f32; MAX_BINS];
-    let mut right_count = [0usize; MAX_BINS];
-    for (a, bins_a) in bins.iter().enumerate() {
+    let mut right_count = [0u32; MAX_BINS];
+    for a in 0..3 {
+        let (boxes_a, counts_a) = (&bins.boxes[a], &bins.counts[a]);
         let mut acc = Box3::EMPTY;
-        let mut cnt = 0usize;
+        let mut cnt = 0u32;
         for k in (1..nb).rev() {
-            acc = acc.union(&bins_a[k].b);
-            cnt += bins_a[k].count as usize;
+            acc = acc.union(&boxes_a[k]);
+            cnt += counts_a[k];
             right_box[k] = acc;
-            right_area[k] = acc.half_area();
+            right_area[k] = acc.half_area_unchecked();
             right_count[k] = cnt;
         }
         let mut lacc = Box3::EMPTY;
-        let mut lcnt = 0usize;
+        let mut lcnt = 0u32;
         for k in 1..nb {
-            lacc = lacc.union(&bins_a[k - 1].b);
-            lcnt += bins_a[k - 1].count as usize;
+            lacc = lacc.union(&boxes_a[k - 1]);
+            lcnt += counts_a[k - 1];
             let rcnt = right_count[k];
             if lcnt == 0 || rcnt == 0 {
                 continue;
             }
-            let cost = lacc.half_area() * lcnt as f32 + right_area[k] * rcnt as f32;
+            let cost = lacc.half_area_unchecked() * lcnt as f32 + right_area[k] * rcnt as f32;
             // Strict: the first best wins (deterministic); NaN never wins.
             if best.as_ref().is_none_or(|b| cost < b.cost) {
                 best = Some(BestSplit {
                     axis: a,
                     split: k,
                     cost,
-                    left_count: lcnt,
+                    left_count: lcnt as usize,
                     left_box: lacc,
                     right_box: right_box[k],
                 });
@@ -606,7 +643,7 @@ fn decide(
     // Partition in place, gathering the children's centroid boxes on the way (their boxes
     // are the bins' unions, exact).
     let a = best.axis;
-    let (cmin, scale, last) = (bn.cmin[a], bn.scale[a], bn.last);
+    let (cmin, scale, last) = (bn.cmin[a], bn.scale[a], bn.last as f32);
     let mut cbs = [Box3::EMPTY; 2]; // [right, left]
     let mut i = 0usize;
     let mut j = n;
