@@ -37,11 +37,7 @@ impl PrimRef {
     /// The centre, computed without overflow for huge coordinates (lane 3 junk).
     #[inline(always)]
     fn centroid(&self) -> [f32; 4] {
-        let mut c = [0.0; 4];
-        for a in 0..4 {
-            c[a] = self.min[a] * 0.5 + self.max[a] * 0.5;
-        }
-        c
+        std::array::from_fn(|a| self.min[a] * 0.5 + self.max[a] * 0.5)
     }
 }
 
