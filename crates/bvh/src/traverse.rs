@@ -13,6 +13,8 @@ use smallvec::SmallVec;
 
 use crate::{Bvh, Node, MAX_DEPTH};
 
+const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
+
 /// The ray, prepared for the inlined slab test of [`RayAabbPrecomp::intersect_robust`].
 struct RayK {
     o: [f32; 3],
@@ -25,7 +27,7 @@ impl RayK {
     ///
     /// The same arithmetic as `RayAabbPrecomp::intersect_robust`: near and far planes by the
     /// direction's sign bit, NaN (a ray in a face plane) loses every comparison, the exit
-    /// scaled by `ROBUST_EXIT_SCALE`. Node boxes are never empty in a valid tree, so the
+    /// padded outwards by `ROBUST_EXIT_SCALE`. Node boxes are never empty in a valid tree, so the
     /// emptiness check is skipped.
     #[inline(always)]
     fn hit(&self, n: &Node, t_min: f32, t_max: f32) -> Option<f32> {
@@ -38,7 +40,13 @@ impl RayK {
                 (n.min[a], n.max[a])
             };
             let tn = (lo - self.o[a]) * self.inv[a];
-            let tf = (hi - self.o[a]) * self.inv[a] * ROBUST_EXIT_SCALE;
+            let tf = (hi - self.o[a]) * self.inv[a];
+            // Padded outwards (towards +inf) for either sign, as in the primitives crate.
+            let tf = if tf >= 0.0 {
+                tf * ROBUST_EXIT_SCALE
+            } else {
+                tf * INV_EXIT_SCALE
+            };
             if tn > near {
                 near = tn;
             }

@@ -94,10 +94,11 @@ fn closest_entry_with_pruning_equals_brute_force() {
                 let bvh = Bvh::build(&boxes, &cfg).unwrap();
                 for _ in 0..env_cases(60) {
                     let ray = random_ray(&mut rng, 12.0);
-                    let t_lo = if rng.below(3) == 0 {
-                        rng.range(0.0, 0.5)
-                    } else {
-                        0.0
+                    // Negative t_min too: boxes behind the origin count then.
+                    let t_lo = match rng.below(4) {
+                        0 => rng.range(0.0, 0.5),
+                        1 => -rng.range(0.0, 2.0),
+                        _ => 0.0,
                     };
                     let t_hi = if rng.below(3) == 0 {
                         rng.range(0.5, 2.0)
