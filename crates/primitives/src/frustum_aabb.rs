@@ -11,8 +11,8 @@ use crate::{plane_aabb, Aabb, Classification, Frustum, Plane, Point3, Real};
 /// be `Intersecting` (only face and world axes are tried, not the full separating-axis
 /// set), but an overlapping box is never `Outside`.
 ///
-/// An empty box is `Outside`. NaN anywhere gives `Intersecting` (never `Outside`), except
-/// that an empty-by-NaN box is `Outside` by [`crate::plane_aabb()`]'s rule.
+/// An empty box (`min > max` on some axis) is `Outside`. A NaN anywhere gives
+/// `Intersecting` (never `Outside`).
 #[must_use]
 pub fn frustum_aabb(frustum: &Frustum, aabb: &Aabb) -> Classification {
     let c = classify_planes(frustum, |p| plane_aabb(p, aabb));

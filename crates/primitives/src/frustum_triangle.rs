@@ -43,7 +43,7 @@ pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
     let Some(corners) = frustum.corners() else {
         return Classification::Intersecting;
     };
-    let c: Vec<nalgebra::Vector3<f64>> = corners.iter().map(|p| p.coords.cast::<f64>()).collect();
+    let c: [nalgebra::Vector3<f64>; 8] = corners.map(|p| p.coords.cast::<f64>());
     let scale = c
         .iter()
         .chain(v.iter())

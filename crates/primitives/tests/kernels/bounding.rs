@@ -146,6 +146,24 @@ fn sphere_from_points_degenerate_sets() {
     let s = Sphere::from_points_minimal(&plane).unwrap();
     assert!(plane.iter().all(|p| in_sphere(&s, p)));
     assert!(s.center.z.abs() < 1e-4 && s.radius <= 2f32.sqrt());
+    // A lattice: many collinear, coplanar and cospherical subsets at once.
+    let lattice: Vec<_> = (0..216)
+        .map(|i| p3((i % 6) as f32, ((i / 6) % 6) as f32, (i / 36) as f32))
+        .collect();
+    let s = Sphere::from_points_minimal(&lattice).unwrap();
+    assert!((s.radius - 2.5 * 3f32.sqrt()).abs() < 1e-5, "{s:?}");
+    assert!((s.center - p3(2.5, 2.5, 2.5)).norm() < 1e-5);
+    let o = Obb::from_points(&lattice).unwrap();
+    assert!(lattice.iter().all(|p| in_obb(&o, p)));
+    // Points on a circle (cocircular, coplanar).
+    let circle: Vec<_> = (0..360)
+        .map(|i| {
+            let a = (i as f32).to_radians();
+            p3(3.0 * a.cos(), 3.0 * a.sin(), 1.0)
+        })
+        .collect();
+    let s = Sphere::from_points_minimal(&circle).unwrap();
+    assert!((s.radius - 3.0).abs() < 1e-5 && (s.center - p3(0.0, 0.0, 1.0)).norm() < 1e-5);
     let dup = vec![p3(1.0, 1.0, 1.0); 100];
     assert_eq!(Sphere::from_points_minimal(&dup).unwrap().radius, 0.0);
     // Cospherical points (all on the unit sphere) are the hard case for tolerances.

@@ -13,6 +13,7 @@ mod aabb_sphere;
 mod bounding;
 mod frustum;
 mod line_aabb;
+mod no_panic;
 mod obb_obb;
 mod plane_aabb;
 mod point_triangle;
