@@ -1,0 +1,555 @@
+//! Wide BVHs: 4 or 8 children per node, collapsed from the binary SAH tree, with the children
+//! of a node tested against a ray together (SIMD on x86_64, a scalar path everywhere).
+//!
+//! A [`WideBvh`] is built from a finished [`Bvh`] by collapsing: each wide node starts from a
+//! binary node's two children and repeatedly replaces the interior child of largest surface
+//! area by its two children until it holds `N` children or only leaves. Leaves are the binary
+//! tree's leaves, unchanged, so their ranges of leaf-order positions index the same
+//! `prim_indices()`-ordered primitive data as the binary tree's do.
+//!
+//! Nodes are stored as structures of arrays (`min_x[N]`, ..., `max_z[N]`, child, count),
+//! cache-line aligned: [`Bvh4`] nodes are 128 bytes, [`Bvh8`] nodes 256 bytes.
+//!
+//! [`WideBvh::traverse_ray`] has the contract of [`Bvh::traverse_ray`]: same robust box test,
+//! nearest child first, pruning by the callback-lowered `t_max`, early exit, no allocation.
+//! The SIMD code path is chosen once per process ([`SimdPath::best`]); every path gives the
+//! same answers, bit for bit (the scalar one is the reference the tests check against).
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//! use raypick_bvh::wide::Bvh8;
+//! use raypick_bvh::{BuildConfig, Bvh};
+//! use raypick_primitives::{Aabb, Point3, Ray, Vector3};
+//!
+//! let boxes: Vec<Aabb> = (0..100)
+//!     .map(|i| {
+//!         let x = i as f32 * 2.0;
+//!         Aabb::new(Point3::new(x, 0.0, 0.0), Point3::new(x + 1.0, 1.0, 1.0))
+//!     })
+//!     .collect();
+//! let bvh = Bvh::build(&boxes, &BuildConfig::default()).unwrap();
+//! let wide = Bvh8::from_bvh(&bvh);
+//! wide.validate().unwrap();
+//!
+//! // Closest box entry along +x, exactly as with the binary tree.
+//! let ray = Ray::new(Point3::new(-1.0, 0.5, 0.5), Vector3::new(1.0, 0.0, 0.0));
+//! let mut first = None;
+//! wide.traverse_ray(&ray, 0.0, f32::INFINITY, |range, t_max| {
+//!     for pos in range {
+//!         let prim = bvh.prim_indices()[pos] as usize;
+//!         let t = boxes[prim].min.x - ray.origin.x;
+//!         if t < *t_max {
+//!             *t_max = t;
+//!             first = Some(prim);
+//!         }
+//!     }
+//!     ControlFlow::Continue(())
+//! });
+//! assert_eq!(first, Some(0));
+//! ```
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use raypick_primitives::{Aabb, Point3};
+
+use crate::{Bvh, Node};
+
+#[cfg(target_arch = "x86_64")]
+mod simd;
+mod traverse;
+
+/// Marks an unused child slot (its box is empty, so no ray enters it).
+const EMPTY_SLOT: u32 = u32::MAX;
+
+/// One wide node: the boxes of up to `N` children as structures of arrays, and per child
+/// either a node index or a leaf range. Aligned to a 64-byte cache line.
+///
+/// A child slot `i` is
+/// - a leaf when `count[i] > 0`: leaf-order positions `child[i] .. child[i] + count[i]`;
+/// - an interior child when `count[i] == 0`: the node at `child[i]` (always after this one);
+/// - unused when `child[i] == u32::MAX` and `count[i] == 0`; its box is `+inf .. -inf`, which
+///   no ray enters. Used slots come first.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideNode<const N: usize> {
+    /// `[min_x, min_y, min_z, max_x, max_y, max_z]`, each one value per child slot.
+    bounds: [[f32; N]; 6],
+    child: [u32; N],
+    count: [u32; N],
+}
+
+const _: () = assert!(std::mem::size_of::<WideNode<4>>() == 128);
+const _: () = assert!(std::mem::size_of::<WideNode<8>>() == 256);
+const _: () = assert!(std::mem::align_of::<WideNode<8>>() == 64);
+
+/// What a child slot of a [`WideNode`] holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WideChild {
+    /// An interior node, by index into [`WideBvh::nodes`].
+    Node(usize),
+    /// A leaf: a range of leaf-order positions (see [`Bvh::prim_indices`]).
+    Leaf(Range<usize>),
+    /// An unused slot.
+    Empty,
+}
+
+impl<const N: usize> WideNode<N> {
+    const EMPTY: Self = Self {
+        bounds: [
+            [f32::INFINITY; N],
+            [f32::INFINITY; N],
+            [f32::INFINITY; N],
+            [f32::NEG_INFINITY; N],
+            [f32::NEG_INFINITY; N],
+            [f32::NEG_INFINITY; N],
+        ],
+        child: [EMPTY_SLOT; N],
+        count: [0; N],
+    };
+
+    /// What slot `i` holds; [`WideChild::Empty`] for an unused slot or `i >= N`.
+    #[must_use]
+    pub fn child(&self, i: usize) -> WideChild {
+        if i >= N {
+            return WideChild::Empty;
+        }
+        match (self.child[i], self.count[i]) {
+            (EMPTY_SLOT, 0) => WideChild::Empty,
+            (c, 0) => WideChild::Node(c as usize),
+            (s, n) => WideChild::Leaf(s as usize..s as usize + n as usize),
+        }
+    }
+
+    /// The box of slot `i`; `Aabb::EMPTY`-like (`+inf .. -inf`) for an unused slot or
+    /// `i >= N`.
+    #[must_use]
+    pub fn child_aabb(&self, i: usize) -> Aabb {
+        if i >= N {
+            return Aabb::EMPTY;
+        }
+        let b = &self.bounds;
+        Aabb::new(
+            Point3::new(b[0][i], b[1][i], b[2][i]),
+            Point3::new(b[3][i], b[4][i], b[5][i]),
+        )
+    }
+
+    /// Number of used slots (1 to `N` in a non-empty tree).
+    #[must_use]
+    pub fn child_count(&self) -> usize {
+        (0..N)
+            .take_while(|&i| !(self.child[i] == EMPTY_SLOT && self.count[i] == 0))
+            .count()
+    }
+
+    fn set(&mut self, i: usize, n: &Node, child: u32, count: u32) {
+        for a in 0..3 {
+            self.bounds[a][i] = n.min[a];
+            self.bounds[3 + a][i] = n.max[a];
+        }
+        self.child[i] = child;
+        self.count[i] = count;
+    }
+}
+
+/// A wide BVH with `N` children per node; use the aliases [`Bvh4`] and [`Bvh8`].
+///
+/// It holds only nodes: primitives are referred to by leaf-order positions of the binary
+/// [`Bvh`] it was collapsed from, whose [`Bvh::prim_indices`] stay the map to original
+/// indices. `nodes()[0]` is the root when the tree is not empty.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct WideBvh<const N: usize> {
+    nodes: Vec<WideNode<N>>,
+    prim_count: usize,
+    depth: usize,
+}
+
+/// A 4-wide BVH (128-byte nodes; SSE on x86_64).
+pub type Bvh4 = WideBvh<4>;
+/// An 8-wide BVH (256-byte nodes; AVX2 when the CPU has it, else SSE twice).
+pub type Bvh8 = WideBvh<8>;
+
+/// Statistics from [`WideBvh::validate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct WideStats {
+    /// Number of wide nodes.
+    pub node_count: usize,
+    /// Number of leaves (equal to the binary tree's leaf count).
+    pub leaf_count: usize,
+    /// Number of primitives covered by the leaves.
+    pub prim_count: usize,
+    /// Number of levels of wide nodes.
+    pub depth: usize,
+    /// Mean number of used child slots per node (at most `N`).
+    pub mean_children: f64,
+    /// Bytes used by the nodes.
+    pub memory_bytes: usize,
+}
+
+/// The first broken invariant found by [`WideBvh::validate`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WideValidationError {
+    /// A node has no used slot, or a used slot after an unused one.
+    #[error("wide node {node}: slot {slot} is misplaced (used slots must come first, at least one)")]
+    BadSlots {
+        /// The node.
+        node: usize,
+        /// The slot.
+        slot: usize,
+    },
+    /// A slot's box is NaN, infinite or inverted.
+    #[error("wide node {node}, slot {slot}: bad box")]
+    BadBox {
+        /// The node.
+        node: usize,
+        /// The slot.
+        slot: usize,
+    },
+    /// A child index is out of range, not after its parent, or referenced twice.
+    #[error("wide node {node}, slot {slot}: bad child index {child}")]
+    BadChild {
+        /// The node.
+        node: usize,
+        /// The slot.
+        slot: usize,
+        /// The child index it holds.
+        child: usize,
+    },
+    /// A node is referenced by no slot.
+    #[error("wide node {node} is unreachable")]
+    Unreachable {
+        /// The node.
+        node: usize,
+    },
+    /// A slot's box does not contain a box of its child node.
+    #[error("wide node {node}, slot {slot}: box does not contain child slot {child_slot}")]
+    NotContained {
+        /// The node.
+        node: usize,
+        /// The slot.
+        slot: usize,
+        /// The slot of the child node that sticks out.
+        child_slot: usize,
+    },
+    /// A leaf range reaches past the primitive count or overlaps another leaf.
+    #[error("wide node {node}, slot {slot}: leaf range {start}..{end} overlaps or is out of range")]
+    BadLeaf {
+        /// The node.
+        node: usize,
+        /// The slot.
+        slot: usize,
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+    },
+    /// Leaves do not cover every position.
+    #[error("leaf-order position {pos} is in no leaf")]
+    Uncovered {
+        /// The first uncovered position.
+        pos: usize,
+    },
+    /// The stored depth is wrong.
+    #[error("stored depth {stored} differs from the actual depth {actual}")]
+    Depth {
+        /// Stored.
+        stored: usize,
+        /// Actual.
+        actual: usize,
+    },
+}
+
+/// Half the surface area of a binary node's box.
+fn half_area(n: &Node) -> f32 {
+    let e = [n.max[0] - n.min[0], n.max[1] - n.min[1], n.max[2] - n.min[2]];
+    e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
+}
+
+impl<const N: usize> WideBvh<N> {
+    /// Collapses the binary tree `bvh` into a wide one (see the [module docs](self)).
+    ///
+    /// Each wide node takes the children of a binary interior node, then greedily opens the
+    /// interior child with the largest surface area until it has `N` children or only leaves.
+    /// The leaves are exactly `bvh`'s leaves, with the same position ranges. An empty `bvh`
+    /// gives an empty tree; a single-leaf `bvh` a root with one leaf slot. O(node count).
+    #[must_use]
+    pub fn from_bvh(bvh: &Bvh) -> Self {
+        const { assert!(N >= 2 && N <= 32) };
+        let bn = bvh.nodes();
+        if bn.is_empty() {
+            return Self::default();
+        }
+        // About (binary leaves - 1) / (N - 1) nodes.
+        let mut nodes = Vec::with_capacity(bn.len() / (2 * (N - 1)) + 1);
+        let mut depth = 0;
+        collapse(bn, 0, &mut nodes, 1, &mut depth);
+        Self {
+            nodes,
+            prim_count: bvh.len(),
+            depth,
+        }
+    }
+
+    /// The nodes, root first; children come after their parents (depth-first order).
+    #[must_use]
+    pub fn nodes(&self) -> &[WideNode<N>] {
+        &self.nodes
+    }
+
+    /// Number of primitives (leaf-order positions `0..len()`).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.prim_count
+    }
+
+    /// True when the tree holds no primitive (and no node).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Number of levels of wide nodes (0 for an empty tree); at most the binary depth.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Bytes taken by the nodes (the tree's heap memory, excluding spare capacity).
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of_val(self.nodes.as_slice())
+    }
+
+    /// The leaf ranges in depth-first order (for tests and tools; allocates).
+    #[must_use]
+    pub fn leaf_ranges(&self) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        for n in &self.nodes {
+            for i in 0..N {
+                if let WideChild::Leaf(r) = n.child(i) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks the invariants: used slots first and at least one per node; finite boxes with
+    /// `min <= max`; each node but the root referenced once, by an earlier node; each slot box
+    /// containing its child node's boxes; leaves covering positions `0..len()` exactly once;
+    /// the stored depth. Returns statistics, or the first broken invariant.
+    pub fn validate(&self) -> Result<WideStats, WideValidationError> {
+        let mut referenced = vec![false; self.nodes.len()];
+        let mut level = vec![0usize; self.nodes.len()];
+        let mut covered = vec![false; self.prim_count];
+        let mut leaves = 0;
+        let mut used = 0usize;
+        let mut depth = 0;
+        if let Some(l) = level.first_mut() {
+            *l = 1;
+        }
+        for (ni, n) in self.nodes.iter().enumerate() {
+            if ni > 0 && !referenced[ni] {
+                return Err(WideValidationError::Unreachable { node: ni });
+            }
+            depth = depth.max(level[ni]);
+            let k = n.child_count();
+            if k == 0 {
+                return Err(WideValidationError::BadSlots { node: ni, slot: 0 });
+            }
+            if let Some(slot) = (k..N).find(|&i| n.child(i) != WideChild::Empty) {
+                return Err(WideValidationError::BadSlots { node: ni, slot });
+            }
+            used += k;
+            for slot in 0..k {
+                let b = n.child_aabb(slot);
+                let finite = (0..3).all(|a| b.min[a].is_finite() && b.max[a].is_finite());
+                if !finite || (0..3).any(|a| b.min[a] > b.max[a]) {
+                    return Err(WideValidationError::BadBox { node: ni, slot });
+                }
+                match n.child(slot) {
+                    WideChild::Node(c) => {
+                        if c <= ni || c >= self.nodes.len() || referenced[c] {
+                            return Err(WideValidationError::BadChild {
+                                node: ni,
+                                slot,
+                                child: c,
+                            });
+                        }
+                        referenced[c] = true;
+                        level[c] = level[ni] + 1;
+                        let cn = &self.nodes[c];
+                        for cs in 0..cn.child_count() {
+                            if !b.contains_aabb(&cn.child_aabb(cs)) {
+                                return Err(WideValidationError::NotContained {
+                                    node: ni,
+                                    slot,
+                                    child_slot: cs,
+                                });
+                            }
+                        }
+                    }
+                    WideChild::Leaf(r) => {
+                        leaves += 1;
+                        let bad = WideValidationError::BadLeaf {
+                            node: ni,
+                            slot,
+                            start: r.start,
+                            end: r.end,
+                        };
+                        let Some(cells) = covered.get_mut(r.clone()) else {
+                            return Err(bad);
+                        };
+                        if cells.iter().any(|&c| c) {
+                            return Err(bad);
+                        }
+                        cells.fill(true);
+                    }
+                    WideChild::Empty => unreachable!("slots below child_count are used"),
+                }
+            }
+        }
+        if let Some(pos) = covered.iter().position(|&c| !c) {
+            return Err(WideValidationError::Uncovered { pos });
+        }
+        if depth != self.depth {
+            return Err(WideValidationError::Depth {
+                stored: self.depth,
+                actual: depth,
+            });
+        }
+        Ok(WideStats {
+            node_count: self.nodes.len(),
+            leaf_count: leaves,
+            prim_count: self.prim_count,
+            depth,
+            mean_children: if self.nodes.is_empty() {
+                0.0
+            } else {
+                used as f64 / self.nodes.len() as f64
+            },
+            memory_bytes: self.memory_bytes(),
+        })
+    }
+}
+
+/// Appends the wide node for binary node `b` (and, depth first, its descendants); returns its
+/// index.
+fn collapse<const N: usize>(
+    bn: &[Node],
+    b: usize,
+    out: &mut Vec<WideNode<N>>,
+    level: usize,
+    depth: &mut usize,
+) -> u32 {
+    *depth = (*depth).max(level);
+    let idx = out.len();
+    out.push(WideNode::EMPTY);
+    let mut slots = [0usize; N];
+    let mut len;
+    match bn[b].first_child() {
+        None => {
+            slots[0] = b;
+            len = 1;
+        }
+        Some(c) => {
+            slots[0] = c;
+            slots[1] = c + 1;
+            len = 2;
+        }
+    }
+    while len < N {
+        let mut best: Option<(usize, f32)> = None;
+        for (i, &s) in slots[..len].iter().enumerate() {
+            if !bn[s].is_leaf() {
+                let a = half_area(&bn[s]);
+                if best.is_none_or(|(_, ba)| a > ba) {
+                    best = Some((i, a));
+                }
+            }
+        }
+        let Some((i, _)) = best else { break };
+        let c = bn[slots[i]].index as usize;
+        // Open slot i in place, keeping the children's left-to-right order.
+        slots.copy_within(i + 1..len, i + 2);
+        slots[i] = c;
+        slots[i + 1] = c + 1;
+        len += 1;
+    }
+    let mut node = WideNode::<N>::EMPTY;
+    for (i, &s) in slots[..len].iter().enumerate() {
+        let n = &bn[s];
+        if n.is_leaf() {
+            node.set(i, n, n.index, n.count);
+        } else {
+            let c = collapse(bn, s, out, level + 1, depth);
+            node.set(i, n, c, 0);
+        }
+    }
+    out[idx] = node;
+    idx as u32
+}
+
+/// The code path that tests a node's children.
+///
+/// Every path gives bit-identical results; they differ only in speed. `Sse` and `Avx2` exist
+/// only on x86_64 (SSE is part of its baseline, AVX2 is detected at run time); on other
+/// targets only `Scalar` is available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SimdPath {
+    /// Plain Rust, one child at a time; the reference.
+    Scalar,
+    /// 4 children per instruction with SSE (two steps for [`Bvh8`]).
+    Sse,
+    /// 8 children per instruction with AVX2 (for [`Bvh8`]; [`Bvh4`] uses its SSE kernel).
+    Avx2,
+}
+
+static BEST: AtomicU8 = AtomicU8::new(u8::MAX);
+
+impl SimdPath {
+    /// All paths, slowest first.
+    pub const ALL: [SimdPath; 3] = [SimdPath::Scalar, SimdPath::Sse, SimdPath::Avx2];
+
+    /// True when this CPU can run the path.
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        match self {
+            SimdPath::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Sse => true,
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => simd::avx2_available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The paths this CPU can run, slowest first (always starts with `Scalar`).
+    pub fn available() -> impl Iterator<Item = SimdPath> {
+        Self::ALL.into_iter().filter(|p| p.is_available())
+    }
+
+    /// The fastest available path, decided once per process and cached. Setting the
+    /// environment variable `RAYPICK_SIMD` to `scalar` or `sse` caps it (for testing and
+    /// comparison); other values are ignored.
+    #[must_use]
+    pub fn best() -> SimdPath {
+        let cached = BEST.load(Ordering::Relaxed);
+        if let Some(&p) = Self::ALL.get(cached as usize) {
+            return p;
+        }
+        let cap = match std::env::var("RAYPICK_SIMD").as_deref() {
+            Ok("scalar") => SimdPath::Scalar,
+            Ok("sse") => SimdPath::Sse,
+            _ => SimdPath::Avx2,
+        };
+        let best = Self::available()
+            .filter(|&p| p as u8 <= cap as u8)
+            .last()
+            .unwrap_or(SimdPath::Scalar);
+        BEST.store(best as u8, Ordering::Relaxed);
+        best
+    }
+}

@@ -1,0 +1,283 @@
+//! Ray traversal of wide trees: the generic loop, the scalar node kernel, and dispatch.
+
+// `!(a <= b)` is deliberate: NaN must fail the comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use std::ops::{ControlFlow, Range};
+
+use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
+use raypick_primitives::{Ray, RayAabbPrecomp, Real};
+
+use super::{SimdPath, WideBvh, WideNode};
+use crate::MAX_DEPTH;
+
+/// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
+pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
+
+/// The ray as the node kernels want it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RayK {
+    pub(crate) o: [f32; 3],
+    pub(crate) inv: [f32; 3],
+    /// Per axis, the row of `WideNode::bounds` holding the near plane (min, or max when the
+    /// direction's sign bit is set) and the far plane.
+    pub(crate) near: [usize; 3],
+    pub(crate) far: [usize; 3],
+}
+
+impl RayK {
+    fn new(pre: &RayAabbPrecomp) -> Self {
+        let mut near = [0; 3];
+        let mut far = [0; 3];
+        for a in 0..3 {
+            (near[a], far[a]) = if pre.neg[a] { (3 + a, a) } else { (a, 3 + a) };
+        }
+        Self {
+            o: pre.origin,
+            inv: pre.inv_dir,
+            near,
+            far,
+        }
+    }
+}
+
+/// Tests a ray against all child boxes of a node: returns the bit mask of the slots entered
+/// within `[t_min, t_max]` and each slot's entry distance (meaningful for set bits only).
+///
+/// `PAD_NEG` selects how exits are padded: `false` multiplies every exit by
+/// `ROBUST_EXIT_SCALE` (enough when `t_min >= 0`, since a negative exit then misses anyway);
+/// `true` pads negative exits towards +inf too, exactly as `intersect_robust`.
+pub(crate) trait Kernel<const N: usize>: Copy {
+    fn test<const PAD_NEG: bool>(
+        self,
+        node: &WideNode<N>,
+        r: &RayK,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; N]);
+}
+
+/// The scalar kernel: one slot at a time, the same operations in the same order as the SIMD
+/// ones (`max(x, acc)` is `if x > acc { x } else { acc }`, so a NaN `x` loses).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scalar;
+
+impl<const N: usize> Kernel<N> for Scalar {
+    #[inline(always)]
+    fn test<const PAD_NEG: bool>(
+        self,
+        node: &WideNode<N>,
+        r: &RayK,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; N]) {
+        let b = &node.bounds;
+        let mut dist = [0.0f32; N];
+        let mut mask = 0u32;
+        for i in 0..N {
+            let mut near = t_min;
+            let mut far = t_max;
+            for a in 0..3 {
+                let tn = (b[r.near[a]][i] - r.o[a]) * r.inv[a];
+                let tf = (b[r.far[a]][i] - r.o[a]) * r.inv[a];
+                let tf = pad::<PAD_NEG>(tf);
+                if tn > near {
+                    near = tn;
+                }
+                if tf < far {
+                    far = tf;
+                }
+            }
+            if near <= far {
+                mask |= 1 << i;
+            }
+            dist[i] = near;
+        }
+        (mask, dist)
+    }
+}
+
+/// The exit padding, written as the SIMD kernels compute it: `max(tf * s, tf / s)` picks
+/// `tf * s` for `tf >= 0` and `tf * (1 / s)` below, as `intersect_robust` does.
+#[inline(always)]
+fn pad<const PAD_NEG: bool>(tf: f32) -> f32 {
+    let up = tf * ROBUST_EXIT_SCALE;
+    if PAD_NEG {
+        let down = tf * INV_EXIT_SCALE;
+        if up > down {
+            up
+        } else {
+            down
+        }
+    } else {
+        up
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Item {
+    t: f32,
+    child: u32,
+    count: u32,
+}
+
+/// Stack capacity: each level of the current path leaves at most `N - 1` pending siblings, and
+/// the wide depth is below `MAX_DEPTH` (it is at most the binary depth minus one).
+pub(crate) const fn stack_cap(n: usize) -> usize {
+    (n - 1) * MAX_DEPTH
+}
+
+/// The traversal loop, generic over the node kernel. `#[inline(always)]` so that it is
+/// compiled inside each SIMD entry point with that entry point's target features.
+#[inline(always)]
+pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_NEG: bool, K, F>(
+    k: K,
+    nodes: &[WideNode<N>],
+    r: &RayK,
+    t_min: f32,
+    mut t_max: f32,
+    leaf: &mut F,
+) where
+    K: Kernel<N>,
+    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+{
+    let mut stack = [Item::default(); CAP];
+    let mut sp = 0usize;
+    let mut item = Item {
+        t: t_min,
+        child: 0,
+        count: 0,
+    };
+    loop {
+        if item.count > 0 {
+            let s = item.child as usize;
+            if leaf(s..s + item.count as usize, &mut t_max).is_break() {
+                return;
+            }
+        } else {
+            let node = &nodes[item.child as usize];
+            let (mask, dist) = k.test::<PAD_NEG>(node, r, t_min, t_max);
+            if mask != 0 {
+                if mask & (mask - 1) == 0 {
+                    let i = mask.trailing_zeros() as usize;
+                    item = Item {
+                        t: dist[i],
+                        child: node.child[i],
+                        count: node.count[i],
+                    };
+                    continue;
+                }
+                // Push the entered slots sorted so that the nearest ends on top.
+                let base = sp;
+                let mut bits = mask;
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let it = Item {
+                        t: dist[i],
+                        child: node.child[i],
+                        count: node.count[i],
+                    };
+                    let mut j = sp;
+                    while j > base && stack[j - 1].t < it.t {
+                        stack[j] = stack[j - 1];
+                        j -= 1;
+                    }
+                    stack[j] = it;
+                    sp += 1;
+                }
+                sp -= 1;
+                item = stack[sp];
+                continue;
+            }
+        }
+        // Pop the nearest pending slot still entered before the current t_max.
+        loop {
+            if sp == 0 {
+                return;
+            }
+            sp -= 1;
+            item = stack[sp];
+            if item.t <= t_max {
+                break;
+            }
+        }
+    }
+}
+
+macro_rules! scalar_run {
+    ($n:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {
+        if $pad_neg {
+            traverse_with_kernel::<$n, { stack_cap($n) }, true, _, _>(
+                Scalar, $nodes, $r, $t_min, $t_max, $leaf,
+            )
+        } else {
+            traverse_with_kernel::<$n, { stack_cap($n) }, false, _, _>(
+                Scalar, $nodes, $r, $t_min, $t_max, $leaf,
+            )
+        }
+    };
+}
+
+macro_rules! wide_traverse_ray {
+    ($n:literal, $simd_run:ident) => {
+        impl WideBvh<$n> {
+            /// Ray traversal, the drop-in for [`Bvh::traverse_ray`](crate::Bvh::traverse_ray):
+            /// calls `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
+            /// `[t_min, *t_max]`, nearest entered child first. `range` is a range of
+            /// leaf-order positions of the binary tree this one was collapsed from.
+            ///
+            /// The callback may lower `*t_max` (the closest hit so far): pending children
+            /// entered beyond it are skipped. It returns [`ControlFlow::Break`] to stop at
+            /// once (any-hit). The box test is [`RayAabbPrecomp::intersect_robust`]
+            /// (Ize 2013) evaluated for all children at once, so every leaf whose box that
+            /// test accepts is visited unless pruned. A ray with a NaN or infinite component
+            /// or a zero direction, or bounds with `!(t_min <= t_max)` (NaN included), visits
+            /// nothing. Uses the fastest [`SimdPath`] (see [`SimdPath::best`]). Allocates
+            /// nothing.
+            #[inline]
+            pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
+            where
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                self.traverse_ray_with(SimdPath::best(), ray, t_min, t_max, leaf);
+            }
+
+            /// [`Self::traverse_ray`] on a chosen code path; a path this CPU lacks runs the
+            /// scalar one. Every path visits the same leaves in the same order with the same
+            /// `t_max` values.
+            pub fn traverse_ray_with<F>(
+                &self,
+                path: SimdPath,
+                ray: &Ray,
+                t_min: Real,
+                t_max: Real,
+                mut leaf: F,
+            ) where
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                let nodes = &self.nodes[..];
+                if nodes.is_empty() {
+                    return;
+                }
+                let pre = RayAabbPrecomp::new(ray);
+                if !pre.valid || !(t_min <= t_max) {
+                    return;
+                }
+                let r = RayK::new(&pre);
+                // Negative exits matter only when t_min < 0 (see `Kernel`).
+                let pad_neg = !(t_min >= 0.0);
+                let leaf = &mut leaf;
+                #[cfg(target_arch = "x86_64")]
+                if path != SimdPath::Scalar && path.is_available() {
+                    return super::simd::$simd_run(path, nodes, &r, t_min, t_max, pad_neg, leaf);
+                }
+                let _ = path;
+                scalar_run!($n, nodes, &r, t_min, t_max, pad_neg, leaf)
+            }
+        }
+    };
+}
+
+wide_traverse_ray!(4, run4);
+wide_traverse_ray!(8, run8);

@@ -1,0 +1,522 @@
+//! Wide BVHs (`raypick_bvh::wide`): the collapsed trees validate and keep the binary leaves,
+//! every SIMD path visits exactly what the scalar path visits, nothing the robust box test
+//! accepts is missed, and closest/any-hit emulations agree with the binary tree.
+
+use std::ops::{ControlFlow, Range};
+
+use raypick_bvh::wide::{Bvh4, Bvh8, SimdPath, WideBvh};
+use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3};
+
+/// SplitMix64: small, seeded, good enough for test inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn f(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.f()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+fn env_cases(default: usize) -> usize {
+    if let Ok(v) = std::env::var("RAYPICK_PROPTEST_CASES") {
+        if let Ok(n) = v.parse::<usize>() {
+            return n.max(1);
+        }
+    }
+    if std::env::var("RAYPICK_LONG").is_ok_and(|v| v == "1") {
+        return default * 20;
+    }
+    default
+}
+
+fn presets() -> [(&'static str, BuildConfig); 3] {
+    [
+        ("fast", BuildConfig::fast()),
+        ("balanced", BuildConfig::balanced()),
+        ("high_quality", BuildConfig::high_quality()),
+    ]
+}
+
+/// Box families: random, clustered, identical, flat (zero thickness in z), on a grid (many
+/// shared face planes).
+fn families(n: usize, seed: u64) -> Vec<(&'static str, Vec<Aabb>)> {
+    let mut rng = Rng(seed);
+    let mut random = Vec::with_capacity(n);
+    let mut clustered = Vec::with_capacity(n);
+    let mut flat = Vec::with_capacity(n);
+    let mut grid = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = Point3::new(
+            rng.range(-5.0, 5.0),
+            rng.range(-5.0, 5.0),
+            rng.range(-5.0, 5.0),
+        );
+        let h = Vector3::new(
+            rng.range(0.0, 0.6),
+            rng.range(0.0, 0.6),
+            rng.range(0.0, 0.6),
+        );
+        random.push(Aabb::new(c - h, c + h));
+        let k = (i % 3) as f32 * 4.0;
+        let c2 = Point3::new(k + rng.range(-0.2, 0.2), rng.range(-0.2, 0.2), k);
+        clustered.push(Aabb::new(c2 - h * 0.1, c2 + h * 0.1));
+        let mut lo = c - h;
+        let mut hi = c + h;
+        lo.z = 0.5;
+        hi.z = 0.5;
+        flat.push(Aabb::new(lo, hi));
+        let g = Point3::new((i % 7) as f32, ((i / 7) % 7) as f32, (i / 49) as f32);
+        grid.push(Aabb::new(g, g + Vector3::new(1.0, 1.0, 1.0)));
+    }
+    let identical = vec![Aabb::new(Point3::new(1.0, 2.0, 3.0), Point3::new(2.0, 2.0, 4.0)); n];
+    vec![
+        ("random", random),
+        ("clustered", clustered),
+        ("identical", identical),
+        ("flat", flat),
+        ("grid", grid),
+    ]
+}
+
+fn sizes() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=33).collect();
+    v.extend([63, 64, 65, 100, 257, 1000]);
+    v
+}
+
+fn binary_leaves(bvh: &Bvh) -> Vec<Range<usize>> {
+    let mut v: Vec<Range<usize>> = bvh.nodes().iter().filter_map(|n| n.leaf_range()).collect();
+    v.sort_by_key(|r| r.start);
+    v
+}
+
+fn check_wide<const N: usize>(bvh: &Bvh, wide: &WideBvh<N>, what: &str) {
+    let stats = wide.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(stats.prim_count, bvh.len(), "{what}");
+    assert_eq!(wide.len(), bvh.len(), "{what}");
+    let mut leaves = wide.leaf_ranges();
+    leaves.sort_by_key(|r| r.start);
+    assert_eq!(leaves, binary_leaves(bvh), "{what}: leaf ranges differ");
+    assert_eq!(stats.leaf_count, leaves.len(), "{what}");
+    assert!(
+        wide.depth() <= bvh.depth().max(1),
+        "{what}: wide deeper than binary"
+    );
+    if !bvh.is_empty() {
+        assert!(stats.mean_children >= 1.0 && stats.mean_children <= N as f64);
+        assert!(wide.nodes()[0].child_count() >= 1);
+        // Collapsing fills nodes: only nodes whose candidates are all leaves stay short.
+        assert_eq!(
+            stats.memory_bytes,
+            stats.node_count * std::mem::size_of_val(&wide.nodes()[0])
+        );
+    } else {
+        assert!(wide.is_empty());
+        assert_eq!(wide.memory_bytes(), 0);
+    }
+}
+
+#[test]
+fn wide_trees_validate_and_keep_the_binary_leaves() {
+    for n in sizes() {
+        for (fam, boxes) in families(n, 100 + n as u64) {
+            for (name, cfg) in presets() {
+                let bvh = Bvh::build(&boxes, &cfg).unwrap();
+                let what = format!("{fam} n={n} {name}");
+                check_wide(&bvh, &Bvh4::from_bvh(&bvh), &format!("{what} bvh4"));
+                check_wide(&bvh, &Bvh8::from_bvh(&bvh), &format!("{what} bvh8"));
+            }
+        }
+    }
+}
+
+#[test]
+fn collapse_fills_nodes() {
+    // A large random tree with small leaves: interior wide nodes should be nearly full.
+    let boxes = families(4000, 9).remove(0).1;
+    let mut cfg = BuildConfig::balanced();
+    cfg.max_leaf_size = 2;
+    let bvh = Bvh::build(&boxes, &cfg).unwrap();
+    let s4 = Bvh4::from_bvh(&bvh).validate().unwrap();
+    let s8 = Bvh8::from_bvh(&bvh).validate().unwrap();
+    eprintln!("binary depth {}: bvh4 {s4:?}, bvh8 {s8:?}", bvh.depth());
+    assert!(
+        s4.mean_children > 3.0,
+        "bvh4 mean children {}",
+        s4.mean_children
+    );
+    assert!(
+        s8.mean_children > 5.0,
+        "bvh8 mean children {}",
+        s8.mean_children
+    );
+    let binary_bytes = std::mem::size_of_val(bvh.nodes());
+    assert!(s4.memory_bytes < binary_bytes && s8.memory_bytes < binary_bytes);
+    assert!(s8.depth < s4.depth && s4.depth < bvh.depth());
+}
+
+/// A ray with the awkward cases mixed in: axis-parallel, in the face planes of a box, with
+/// ±0 components, and now and then NaN, infinite or zero.
+fn ray(rng: &mut Rng, boxes: &[Aabb]) -> Ray {
+    let mut o = Point3::new(
+        rng.range(-8.0, 8.0),
+        rng.range(-8.0, 8.0),
+        rng.range(-8.0, 8.0),
+    );
+    let mut d = Vector3::new(
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+    );
+    if !boxes.is_empty() && rng.below(3) == 0 {
+        // Aim at a box, or lie in one of its face planes.
+        let b = boxes[rng.below(boxes.len())];
+        let target = Point3::new(
+            rng.range(b.min.x, b.max.x),
+            rng.range(b.min.y, b.max.y),
+            rng.range(b.min.z, b.max.z),
+        );
+        d = target - o;
+        if rng.below(2) == 0 {
+            let a = rng.below(3);
+            let plane = if rng.below(2) == 0 {
+                b.min[a]
+            } else {
+                b.max[a]
+            };
+            o[a] = plane;
+            d[a] = if rng.below(2) == 0 { 0.0 } else { -0.0 };
+        }
+    }
+    for a in 0..3 {
+        match rng.below(8) {
+            0 => d[a] = 0.0,
+            1 => d[a] = -0.0,
+            _ => {}
+        }
+    }
+    match rng.below(60) {
+        0 => d[rng.below(3)] = f32::NAN,
+        1 => o[rng.below(3)] = f32::NAN,
+        2 => d[rng.below(3)] = f32::INFINITY,
+        3 => d = Vector3::zeros(),
+        _ => {}
+    }
+    Ray::new(o, d)
+}
+
+fn bounds(rng: &mut Rng) -> (f32, f32) {
+    match rng.below(8) {
+        0 => (-3.0, f32::INFINITY),
+        1 => (rng.range(0.0, 2.0), rng.range(2.0, 12.0)),
+        2 => (f32::NEG_INFINITY, rng.range(-1.0, 3.0)),
+        3 => (1.0, 0.5),
+        _ => (0.0, f32::INFINITY),
+    }
+}
+
+type Visit = (Range<usize>, u32);
+
+fn visits<const N: usize>(
+    wide: &WideBvh<N>,
+    path: SimdPath,
+    ray: &Ray,
+    t_min: f32,
+    t_max: f32,
+) -> Vec<Visit>
+where
+    WideBvh<N>: Traverse,
+{
+    let mut v = Vec::new();
+    wide.traverse(path, ray, t_min, t_max, &mut |range, t| {
+        v.push((range, t.to_bits()));
+        ControlFlow::Continue(())
+    });
+    v
+}
+
+/// `traverse_ray_with` for both widths, so one generic test drives both.
+trait Traverse {
+    fn traverse(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    );
+}
+
+impl Traverse for Bvh4 {
+    fn traverse(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    ) {
+        self.traverse_ray_with(path, ray, t_min, t_max, leaf);
+    }
+}
+
+impl Traverse for Bvh8 {
+    fn traverse(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    ) {
+        self.traverse_ray_with(path, ray, t_min, t_max, leaf);
+    }
+}
+
+fn check_candidates<const N: usize>(
+    bvh: &Bvh,
+    wide: &WideBvh<N>,
+    boxes: &[Aabb],
+    ray: &Ray,
+    t_min: f32,
+    t_max: f32,
+    what: &str,
+) -> usize
+where
+    WideBvh<N>: Traverse,
+{
+    let reference = visits(wide, SimdPath::Scalar, ray, t_min, t_max);
+    for path in SimdPath::available() {
+        assert_eq!(
+            visits(wide, path, ray, t_min, t_max),
+            reference,
+            "{what}: {path:?} differs from scalar for {ray:?} [{t_min}, {t_max}]"
+        );
+    }
+    // No leaf twice, and every primitive the robust box test accepts is a candidate.
+    let mut seen = vec![false; boxes.len()];
+    for (r, _) in &reference {
+        for pos in r.clone() {
+            assert!(!seen[pos], "{what}: position {pos} visited twice");
+            seen[pos] = true;
+        }
+    }
+    let pre = RayAabbPrecomp::new(ray);
+    let mut accepted = 0;
+    for (pos, &prim) in bvh.prim_indices().iter().enumerate() {
+        if pre
+            .intersect_robust(&boxes[prim as usize], t_min, t_max)
+            .is_some()
+        {
+            accepted += 1;
+            assert!(
+                seen[pos],
+                "{what}: primitive {prim} accepted by the robust test but not visited, {ray:?} [{t_min}, {t_max}]"
+            );
+        }
+    }
+    if !ray.is_valid() || t_min.partial_cmp(&t_max).is_none_or(|o| o.is_gt()) {
+        assert!(reference.is_empty(), "{what}: invalid query visited leaves");
+    }
+    accepted
+}
+
+#[test]
+fn every_path_visits_what_scalar_visits_and_nothing_is_missed() {
+    let rays_per_tree = env_cases(24);
+    let mut rng = Rng(7);
+    let mut accepted = 0;
+    let mut total = 0;
+    for n in sizes() {
+        for (fam, boxes) in families(n, 500 + n as u64) {
+            for (name, cfg) in presets() {
+                let bvh = Bvh::build(&boxes, &cfg).unwrap();
+                let w4 = Bvh4::from_bvh(&bvh);
+                let w8 = Bvh8::from_bvh(&bvh);
+                for _ in 0..rays_per_tree {
+                    let r = ray(&mut rng, &boxes);
+                    let (t0, t1) = bounds(&mut rng);
+                    let what = format!("{fam} n={n} {name}");
+                    accepted += check_candidates(&bvh, &w4, &boxes, &r, t0, t1, &what);
+                    check_candidates(&bvh, &w8, &boxes, &r, t0, t1, &what);
+                    total += 1;
+                }
+            }
+        }
+    }
+    // The generator must exercise hits, or the test proves little.
+    assert!(
+        accepted > total,
+        "only {accepted} accepted boxes over {total} rays"
+    );
+}
+
+/// Closest box entry (exact slab test, ties to the lowest index) over the candidates a
+/// traversal reports, lowering `t_max` as a closest-hit query does.
+fn closest<T>(boxes: &[Aabb], perm: &[u32], ray: &Ray, traverse: T) -> Option<(u32, f32)>
+where
+    T: FnOnce(&mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>),
+{
+    let pre = RayAabbPrecomp::new(ray);
+    let mut best: Option<(u32, f32)> = None;
+    traverse(&mut |range, t_max| {
+        for pos in range {
+            let prim = perm[pos];
+            if let Some((t, _)) = pre.intersect(&boxes[prim as usize], 0.0, *t_max) {
+                if best.is_none_or(|(bp, bt)| t < bt || (t == bt && prim < bp)) {
+                    best = Some((prim, t));
+                    *t_max = t;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    best
+}
+
+#[test]
+fn closest_and_any_hit_match_the_binary_tree_and_brute_force() {
+    let rays = env_cases(3000);
+    let mut rng = Rng(11);
+    let mut hits = 0;
+    for (fam, boxes) in families(3000, 5) {
+        let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+        let w4 = Bvh4::from_bvh(&bvh);
+        let w8 = Bvh8::from_bvh(&bvh);
+        let perm = bvh.prim_indices();
+        for _ in 0..rays / 5 {
+            let r = ray(&mut rng, &boxes);
+            let pre = RayAabbPrecomp::new(&r);
+            let mut brute: Option<(u32, f32)> = None;
+            for (i, b) in boxes.iter().enumerate() {
+                if let Some((t, _)) = pre.intersect(b, 0.0, f32::INFINITY) {
+                    if brute.is_none_or(|(_, bt)| t < bt) {
+                        brute = Some((i as u32, t));
+                    }
+                }
+            }
+            let binary = closest(&boxes, perm, &r, |f| {
+                bvh.traverse_ray(&r, 0.0, f32::INFINITY, f)
+            });
+            assert_eq!(binary, brute, "{fam}: binary vs brute force for {r:?}");
+            hits += usize::from(binary.is_some());
+            for path in SimdPath::available() {
+                let c4 = closest(&boxes, perm, &r, |f| {
+                    w4.traverse_ray_with(path, &r, 0.0, f32::INFINITY, f)
+                });
+                let c8 = closest(&boxes, perm, &r, |f| {
+                    w8.traverse_ray_with(path, &r, 0.0, f32::INFINITY, f)
+                });
+                assert_eq!(c4, binary, "{fam}: bvh4 {path:?} vs binary for {r:?}");
+                assert_eq!(c8, binary, "{fam}: bvh8 {path:?} vs binary for {r:?}");
+                // Any hit: stop at the first accepted box.
+                let mut any = false;
+                w8.traverse_ray_with(path, &r, 0.0, f32::INFINITY, |range, _| {
+                    for pos in range {
+                        if pre
+                            .intersect(&boxes[perm[pos] as usize], 0.0, f32::INFINITY)
+                            .is_some()
+                        {
+                            any = true;
+                            return ControlFlow::Break(());
+                        }
+                    }
+                    ControlFlow::Continue(())
+                });
+                assert_eq!(any, brute.is_some(), "{fam}: any-hit {path:?} for {r:?}");
+            }
+        }
+    }
+    assert!(hits > rays / 10, "only {hits} hits in {rays} rays");
+}
+
+#[test]
+fn hand_computed_rays() {
+    // Ten unit boxes along x, 2 apart: [0,1], [2,3], ... .
+    let boxes: Vec<Aabb> = (0..10)
+        .map(|i| {
+            let x = i as f32 * 2.0;
+            Aabb::new(Point3::new(x, 0.0, 0.0), Point3::new(x + 1.0, 1.0, 1.0))
+        })
+        .collect();
+    let mut cfg = BuildConfig::balanced();
+    cfg.max_leaf_size = 1;
+    cfg.min_leaf_size = 1;
+    let bvh = Bvh::build(&boxes, &cfg).unwrap();
+    let w = Bvh4::from_bvh(&bvh);
+    let perm = bvh.prim_indices();
+    for path in SimdPath::available() {
+        let collect = |ray: &Ray, t0: f32, t1: f32| {
+            let mut v = Vec::new();
+            w.traverse_ray_with(path, ray, t0, t1, |range, _| {
+                v.extend(range.map(|p| perm[p]));
+                ControlFlow::Continue(())
+            });
+            v
+        };
+        // Along the row through the middle: every box, nearest first.
+        let along = Ray::new(Point3::new(-1.0, 0.5, 0.5), Vector3::new(1.0, 0.0, 0.0));
+        assert_eq!(
+            collect(&along, 0.0, f32::INFINITY),
+            (0..10).collect::<Vec<u32>>()
+        );
+        // Backwards from the far end: farthest index first.
+        let back = Ray::new(Point3::new(30.0, 0.5, 0.5), Vector3::new(-1.0, -0.0, 0.0));
+        assert_eq!(
+            collect(&back, 0.0, f32::INFINITY),
+            (0..10).rev().collect::<Vec<u32>>()
+        );
+        // t_max = 4.5 reaches x = 3.5: boxes 0 and 1 (entered at t = 1 and 3).
+        assert_eq!(collect(&along, 0.0, 4.5), vec![0, 1]);
+        // Lying exactly in the top face plane y = 1 (0 * inf = NaN is ignored): all hit.
+        let in_plane = Ray::new(Point3::new(-1.0, 1.0, 0.5), Vector3::new(1.0, 0.0, -0.0));
+        assert_eq!(collect(&in_plane, 0.0, f32::INFINITY).len(), 10);
+        // Just above it: none.
+        let above = Ray::new(Point3::new(-1.0, 1.0001, 0.5), Vector3::new(1.0, 0.0, 0.0));
+        assert!(collect(&above, 0.0, f32::INFINITY).is_empty());
+        // Straight down into box 3 only.
+        let down = Ray::new(Point3::new(6.5, 5.0, 0.5), Vector3::new(0.0, -1.0, 0.0));
+        assert_eq!(collect(&down, 0.0, f32::INFINITY), vec![3]);
+        // Invalid queries visit nothing.
+        let nan = Ray::new(
+            Point3::new(-1.0, 0.5, 0.5),
+            Vector3::new(1.0, f32::NAN, 0.0),
+        );
+        let zero = Ray::new(Point3::new(-1.0, 0.5, 0.5), Vector3::zeros());
+        assert!(collect(&nan, 0.0, f32::INFINITY).is_empty());
+        assert!(collect(&zero, 0.0, f32::INFINITY).is_empty());
+        assert!(collect(&along, 2.0, 1.0).is_empty());
+        assert!(collect(&along, f32::NAN, 1.0).is_empty());
+        // Break stops at once.
+        let mut calls = 0;
+        w.traverse_ray_with(path, &along, 0.0, f32::INFINITY, |_, _| {
+            calls += 1;
+            ControlFlow::Break(())
+        });
+        assert_eq!(calls, 1);
+    }
+}
+
+#[test]
+fn simd_path_choice() {
+    assert!(SimdPath::Scalar.is_available());
+    assert_eq!(SimdPath::available().next(), Some(SimdPath::Scalar));
+    let best = SimdPath::best();
+    assert!(best.is_available());
+    assert_eq!(SimdPath::best(), best, "the choice is cached");
+    #[cfg(target_arch = "x86_64")]
+    assert!(SimdPath::Sse.is_available());
+}
