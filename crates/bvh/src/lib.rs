@@ -46,6 +46,7 @@ mod optimize;
 mod refit;
 mod traverse;
 mod validate;
+pub mod wide;
 
 use std::time::{Duration, Instant};
 
