@@ -28,7 +28,9 @@ pub(crate) fn read(
     if bytes.starts_with(b"glTF") {
         check_glb_header(bytes, file)?;
     }
-    let gltf = guard(file, || gltf::Gltf::from_slice(bytes))?.map_err(|e| gltf_error(file, e))?;
+    let gltf = guard(file, || gltf::Gltf::from_slice_without_validation(bytes))?
+        .map_err(|e| gltf_error(file, e))?;
+    validate(&gltf, file)?;
     for ext in gltf.extensions_required() {
         if ext != "KHR_materials_unlit"
             && !ext.starts_with("KHR_texture")
@@ -52,6 +54,49 @@ pub(crate) fn read(
         meshes,
         instances,
     })
+}
+
+/// gltf's own validation, after the one check it assumes (it indexes POSITION accessors
+/// unchecked). Many exporters omit the POSITION min/max the spec requires; nothing here
+/// needs them, so those two errors alone are accepted.
+fn validate(gltf: &gltf::Gltf, file: &str) -> Result<(), Error> {
+    use gltf::json::validation::Validate;
+    let root = gltf.document.as_json();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for acc in prim.attributes.values() {
+                if acc.value() >= root.accessors.len() {
+                    return Err(Error::new(
+                        file,
+                        ErrorKind::Syntax(format!(
+                            "invalid glTF: mesh {m} primitive {p} refers to accessor {}, but there are {}",
+                            acc.value(),
+                            root.accessors.len()
+                        )),
+                    ));
+                }
+            }
+        }
+    }
+    let mut errors = Vec::new();
+    guard(file, || {
+        root.validate(root, gltf::json::Path::new, &mut |path, error| {
+            errors.push((path(), error))
+        })
+    })?;
+    if errors.iter().all(|(path, e)| only_bounds_missing(path, e)) {
+        if !errors.is_empty() {
+            tracing::warn!(file, "glTF POSITION accessors lack min/max; accepted");
+        }
+        return Ok(());
+    }
+    Err(gltf_error(file, gltf::Error::Validation(errors)))
+}
+
+fn only_bounds_missing(path: &gltf::json::Path, e: &gltf::json::validation::Error) -> bool {
+    let p = path.as_str();
+    matches!(e, gltf::json::validation::Error::Missing)
+        && (p.ends_with(".min") || p.ends_with(".max"))
 }
 
 /// The GLB header's declared length must be sane before `gltf` subtracts from it.
