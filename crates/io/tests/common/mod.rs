@@ -125,7 +125,7 @@ pub fn gltf_bin(positions: &[[f32; 3]], indices: &[u16]) -> Vec<u8> {
     for i in indices {
         bin.extend_from_slice(&i.to_le_bytes());
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     bin
@@ -187,7 +187,7 @@ pub const SCENE0: &str = r#"[ { "nodes": [0] } ]"#;
 
 pub fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut j = json.as_bytes().to_vec();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let total = 12 + 8 + j.len() + 8 + bin.len();
