@@ -16,6 +16,9 @@ use nalgebra::Matrix4;
 /// Reversed-Z keeps the same six half-spaces as `ZeroToOne`; only the names of the near and
 /// far planes swap, which matters for [`Frustum::near`] and [`Frustum::far`]. A reversed-Z
 /// projection with an infinite far plane is supported: that plane lies at infinity.
+///
+/// The default is `ZeroToOne`, the convention of wgpu and Vulkan. nalgebra's
+/// `Perspective3` and `Orthographic3` produce `NegOneToOne` matrices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DepthRange {
     /// OpenGL: near at -1, far at +1.

@@ -4,7 +4,8 @@ use crate::{Classification, Frustum, Triangle};
 
 /// Classifies `tri` against `frustum`.
 ///
-/// [`Classification::Inside`] when all three corners are inside (or on) all six planes;
+/// [`Classification::Inside`] when all three corners are strictly inside all six planes
+/// (touching is `Intersecting`, as for the other kernels);
 /// `Outside` only when the triangle is truly separated from the frustum: strictly outside
 /// one frustum plane, or separated along the triangle's normal or along a cross product of a
 /// frustum edge and a triangle edge (the full separating-axis set, used when the frustum's
@@ -33,7 +34,7 @@ pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
         if d.iter().all(|x| *x > 0.0) {
             return Classification::Outside;
         }
-        if !d.iter().all(|x| *x <= 0.0) {
+        if !d.iter().all(|x| *x < 0.0) {
             all_inside = false;
         }
     }

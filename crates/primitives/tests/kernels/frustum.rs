@@ -191,21 +191,70 @@ fn cube() -> Frustum {
 }
 
 #[test]
-fn frustum_aabb_obb_sphere_hand_cases() {
+fn frustum_aabb_hand_cases() {
     let f = cube();
     let b = |lo: f32, hi: f32| Aabb::new(p3(lo, lo, lo), p3(hi, hi, hi));
     assert_eq!(frustum_aabb(&f, &b(-0.5, 0.5)), Inside);
     assert_eq!(frustum_aabb(&f, &b(0.5, 1.5)), Intersecting);
     assert_eq!(frustum_aabb(&f, &b(1.5, 2.5)), Outside);
+    // Touching counts as intersecting, from either side.
+    assert_eq!(frustum_aabb(&f, &b(-1.0, 1.0)), Intersecting);
+    assert_eq!(frustum_aabb(&f, &b(1.0, 2.0)), Intersecting); // touching from outside
     assert_eq!(frustum_aabb(&f, &Aabb::EMPTY), Outside);
-    let s = |c: f32, r: f32| Sphere::new(p3(c, 0.0, 0.0), r);
-    assert_eq!(frustum_sphere(&f, &s(0.0, 0.5)), Inside);
-    assert_eq!(frustum_sphere(&f, &s(1.2, 0.5)), Intersecting);
-    assert_eq!(frustum_sphere(&f, &s(2.0, 0.5)), Outside);
-    // Sphere near the edge x = y = 1: the planes alone cannot cull it (it reaches x = 0.9),
-    // the corner-box test does: the nearest cube point (1, 1, 0) is 0.85 away.
-    let corner = Sphere::new(p3(1.6, 1.6, 0.0), 0.7);
-    assert_eq!(frustum_sphere(&f, &corner), Outside);
+    let mut nan = b(-0.5, 0.5);
+    nan.min.y = f32::NAN;
+    assert_eq!(frustum_aabb(&f, &nan), Intersecting);
+}
+
+#[test]
+fn frustum_aabb_perspective_camera() {
+    for depth in ALL_DEPTHS {
+        let f = Frustum::from_view_projection(&projection(&gl_camera(), depth), depth);
+        let at = |x: f32, y: f32, z: f32, h: f32| {
+            Aabb::from_center_half_extents(p3(x, y, z), v3(h, h, h))
+        };
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, -10.0, 0.5)),
+            Inside,
+            "{depth:?}"
+        );
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, 10.0, 0.5)),
+            Outside,
+            "{depth:?}"
+        );
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, 0.0, 0.5)),
+            Intersecting,
+            "{depth:?}"
+        );
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, -150.0, 1.0)),
+            Outside,
+            "{depth:?}"
+        );
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, -100.0, 1.0)),
+            Intersecting,
+            "{depth:?}"
+        );
+        assert_eq!(
+            frustum_aabb(&f, &at(100.0, 0.0, -10.0, 1.0)),
+            Outside,
+            "{depth:?}"
+        );
+        // A box around the near plane, overlapping the frustum.
+        assert_eq!(
+            frustum_aabb(&f, &at(0.0, 0.0, -0.2, 0.15)),
+            Intersecting,
+            "{depth:?}"
+        );
+    }
+}
+
+#[test]
+fn frustum_obb_hand_cases() {
+    let f = cube();
     let rot = nalgebra::Rotation3::from_axis_angle(
         &nalgebra::Vector3::z_axis(),
         std::f32::consts::FRAC_PI_4,
@@ -214,6 +263,32 @@ fn frustum_aabb_obb_sphere_hand_cases() {
     assert_eq!(frustum_obb(&f, &o(0.0)), Inside);
     assert_eq!(frustum_obb(&f, &o(1.5)), Intersecting); // reaches 1.5 - 0.707
     assert_eq!(frustum_obb(&f, &o(1.8)), Outside);
+    let empty = Obb::new(p3(0.0, 0.0, 0.0), v3(0.5, -0.5, 0.5), rot);
+    assert_eq!(frustum_obb(&f, &empty), Outside);
+    // A thin slab turned 45 degrees beyond the edge x = y = 1: every plane alone sees it
+    // straddle or inside, its own face axis separates it from the frustum's corners.
+    let slab = Obb::new(p3(1.6, 1.6, 0.0), v3(0.1, 3.0, 0.5), rot);
+    assert_eq!(frustum_obb(&f, &slab), Outside);
+    let slab_in = Obb::new(p3(0.9, 0.9, 0.0), v3(0.1, 3.0, 0.5), rot);
+    assert_eq!(frustum_obb(&f, &slab_in), Intersecting);
+}
+
+#[test]
+fn frustum_sphere_hand_cases() {
+    let f = cube();
+    let s = |c: f32, r: f32| Sphere::new(p3(c, 0.0, 0.0), r);
+    assert_eq!(frustum_sphere(&f, &s(0.0, 0.5)), Inside);
+    assert_eq!(frustum_sphere(&f, &s(1.2, 0.5)), Intersecting);
+    assert_eq!(frustum_sphere(&f, &s(2.0, 0.5)), Outside);
+    assert_eq!(frustum_sphere(&f, &s(1.5, 0.5)), Intersecting); // touching
+    assert_eq!(frustum_sphere(&f, &s(0.0, -1.0)), Outside);
+    assert_eq!(frustum_sphere(&f, &s(f32::NAN, 0.5)), Intersecting);
+    // Sphere near the edge x = y = 1: the planes alone cannot cull it (it reaches x = 0.9),
+    // the corner-box test does: the nearest cube point (1, 1, 0) is 0.85 away.
+    let corner = Sphere::new(p3(1.6, 1.6, 0.0), 0.7);
+    assert_eq!(frustum_sphere(&f, &corner), Outside);
+    let corner_hit = Sphere::new(p3(1.6, 1.6, 0.0), 0.9);
+    assert_eq!(frustum_sphere(&f, &corner_hit), Intersecting);
 }
 
 #[test]
