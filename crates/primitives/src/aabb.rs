@@ -100,6 +100,16 @@ impl Aabb {
     ///
     /// The empty box stays empty. Non-finite matrix entries or box coordinates give
     /// non-finite (possibly NaN, hence empty) results.
+    ///
+    /// ```
+    /// use raypick_primitives::{Aabb, Point3, Vector3};
+    /// use nalgebra::{Affine3, Rotation3};
+    /// let unit = Aabb::new(Point3::origin(), Point3::new(1.0, 1.0, 1.0));
+    /// let quarter = Rotation3::from_axis_angle(&Vector3::z_axis(), std::f32::consts::FRAC_PI_2);
+    /// let b = unit.transformed(&nalgebra::convert::<_, Affine3<f32>>(quarter));
+    /// assert!((b.min - Point3::new(-1.0, 0.0, 0.0)).norm() < 1e-6);
+    /// assert!((b.max - Point3::new(0.0, 1.0, 1.0)).norm() < 1e-6);
+    /// ```
     #[must_use]
     pub fn transformed(&self, t: &Affine3<Real>) -> Self {
         self.transformed_by_matrix(t.matrix())

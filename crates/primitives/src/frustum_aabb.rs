@@ -13,6 +13,17 @@ use crate::{plane_aabb, Aabb, Classification, Frustum, Plane, Point3, Real};
 ///
 /// An empty box (`min > max` on some axis) is `Outside`. A NaN anywhere gives
 /// `Intersecting` (never `Outside`).
+///
+/// ```
+/// use raypick_primitives::{frustum_aabb, Aabb, Classification, DepthRange, Frustum, Point3};
+/// use nalgebra::Matrix4;
+/// // The identity matrix's frustum is the clip cube [-1, 1]^3.
+/// let f = Frustum::from_view_projection(&Matrix4::identity(), DepthRange::NegOneToOne);
+/// let b = |lo: f32, hi: f32| Aabb::new(Point3::new(lo, lo, lo), Point3::new(hi, hi, hi));
+/// assert_eq!(frustum_aabb(&f, &b(-0.5, 0.5)), Classification::Inside);
+/// assert_eq!(frustum_aabb(&f, &b(0.5, 1.5)), Classification::Intersecting);
+/// assert_eq!(frustum_aabb(&f, &b(1.5, 2.5)), Classification::Outside);
+/// ```
 #[must_use]
 pub fn frustum_aabb(frustum: &Frustum, aabb: &Aabb) -> Classification {
     let c = classify_planes(frustum, |p| plane_aabb(p, aabb));

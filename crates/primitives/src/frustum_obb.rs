@@ -11,6 +11,18 @@ use crate::{plane_obb, Classification, Frustum, Obb};
 /// possibly `Intersecting` for a box that misses near a frustum edge).
 ///
 /// A negative half-extent (empty box) is `Outside`; NaN gives `Intersecting`.
+///
+/// ```
+/// use raypick_primitives::{frustum_obb, Classification, DepthRange, Frustum, Obb, Point3,
+///     Vector3};
+/// use nalgebra::{Matrix4, Rotation3};
+/// let f = Frustum::from_view_projection(&Matrix4::identity(), DepthRange::NegOneToOne);
+/// let rot = Rotation3::from_axis_angle(&Vector3::z_axis(), std::f32::consts::FRAC_PI_4);
+/// // Reaches x = 1.5 - sqrt(2)/2 ~ 0.79 < 1: intersecting; at 1.8 it stays beyond x = 1.
+/// let o = |x: f32| Obb::new(Point3::new(x, 0.0, 0.0), Vector3::new(0.5, 0.5, 0.5), rot);
+/// assert_eq!(frustum_obb(&f, &o(1.5)), Classification::Intersecting);
+/// assert_eq!(frustum_obb(&f, &o(1.8)), Classification::Outside);
+/// ```
 #[must_use]
 pub fn frustum_obb(frustum: &Frustum, obb: &Obb) -> Classification {
     let c = classify_planes(frustum, |p| plane_obb(p, obb));

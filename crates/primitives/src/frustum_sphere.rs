@@ -11,6 +11,18 @@ use crate::{aabb_sphere, plane_sphere, Aabb, Classification, Frustum, Sphere};
 /// never `Outside` for an overlapping sphere.
 ///
 /// A negative radius is `Outside`; NaN gives `Intersecting`.
+///
+/// ```
+/// use raypick_primitives::{frustum_sphere, Classification, DepthRange, Frustum, Point3,
+///     Sphere};
+/// use nalgebra::Matrix4;
+/// let f = Frustum::from_view_projection(&Matrix4::identity(), DepthRange::ZeroToOne);
+/// // z runs over 0..1 here.
+/// let s = |z: f32| Sphere::new(Point3::new(0.0, 0.0, z), 0.25);
+/// assert_eq!(frustum_sphere(&f, &s(0.5)), Classification::Inside);
+/// assert_eq!(frustum_sphere(&f, &s(0.1)), Classification::Intersecting);
+/// assert_eq!(frustum_sphere(&f, &s(-0.5)), Classification::Outside);
+/// ```
 #[must_use]
 pub fn frustum_sphere(frustum: &Frustum, sphere: &Sphere) -> Classification {
     let c = classify_planes(frustum, |p| plane_sphere(p, sphere));

@@ -18,6 +18,21 @@ use crate::{Classification, Frustum, Triangle};
 /// plane) only the six planes are tried, so a triangle missing the frustum near an edge may
 /// be `Intersecting`. Degenerate triangles are tested as the segment or point they are.
 /// A NaN or infinite corner gives `Intersecting`.
+///
+/// ```
+/// use raypick_primitives::{frustum_triangle, Classification, DepthRange, Frustum, Point3,
+///     Triangle};
+/// use nalgebra::Matrix4;
+/// let f = Frustum::from_view_projection(&Matrix4::identity(), DepthRange::NegOneToOne);
+/// // Beyond the corner (1, 1, 1): no single plane has all three corners outside, the
+/// // triangle's own normal separates it.
+/// let tilted = Triangle::new(
+///     Point3::new(3.5, 0.0, 0.0),
+///     Point3::new(0.0, 3.5, 0.0),
+///     Point3::new(0.0, 0.0, 3.5),
+/// );
+/// assert_eq!(frustum_triangle(&f, &tilted), Classification::Outside);
+/// ```
 #[must_use]
 pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
     let w =

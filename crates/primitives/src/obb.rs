@@ -123,6 +123,15 @@ impl Obb {
     /// collinear or coplanar points give a flat box. Non-finite points are ignored; `None`
     /// when no finite point is given. PCA boxes are not minimal; see also
     /// [`Aabb::from_points`].
+    ///
+    /// ```
+    /// use raypick_primitives::{Aabb, Obb, Point3};
+    /// // Points along a diagonal line: the PCA box is thin, the world box is not.
+    /// let pts: Vec<_> = (0..10).map(|i| Point3::new(i as f32, i as f32, 0.0)).collect();
+    /// let obb = Obb::from_points(&pts).unwrap();
+    /// assert!(pts.iter().all(|p| obb.contains_point(p)));
+    /// assert!(obb.volume() < 1e-6 && Aabb::from_points(&pts).extents().x == 9.0);
+    /// ```
     #[must_use]
     pub fn from_points(points: &[Point3<Real>]) -> Option<Self> {
         let pts: Vec<nalgebra::Vector3<f64>> = points

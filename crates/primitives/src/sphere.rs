@@ -78,6 +78,15 @@ impl Sphere {
     /// f32 centre and rounded up, so every point is inside. Degenerate supports (collinear or
     /// coplanar points) are handled. Non-finite points are ignored; `None` when no finite
     /// point is given. See also [`Sphere::from_points`] (faster, larger).
+    ///
+    /// ```
+    /// use raypick_primitives::{Point3, Sphere};
+    /// // An obtuse triangle: the minimal sphere is spanned by its long edge.
+    /// let pts = [Point3::new(-2.0, 0.0, 0.0), Point3::new(2.0, 0.0, 0.0), Point3::new(0.0, 0.5, 0.0)];
+    /// let s = Sphere::from_points_minimal(&pts).unwrap();
+    /// assert_eq!((s.center, s.radius), (Point3::origin(), 2.0));
+    /// assert!(Sphere::from_points(&pts).unwrap().radius >= s.radius);
+    /// ```
     #[must_use]
     pub fn from_points_minimal(points: &[Point3<Real>]) -> Option<Self> {
         let mut pts = finite_f64(points);
