@@ -224,6 +224,40 @@ impl Aabb {
             && p.z <= self.max.z
     }
 
+    /// The point of the box closest to `p`: `p` itself when inside, else `p` clamped to the
+    /// box per axis. Meaningless for the empty box (check [`Aabb::is_empty`]); NaN input
+    /// gives a NaN point.
+    #[must_use]
+    pub fn closest_point(&self, p: &Point3<Real>) -> Point3<Real> {
+        Point3::from(Vector3::from_fn(|i, _| {
+            if p[i].is_nan() {
+                Real::NAN
+            } else {
+                p[i].max(self.min[i]).min(self.max[i])
+            }
+        }))
+    }
+
+    /// The squared distance from `p` to the box: 0 inside or on it, computed in f64 (so large
+    /// coordinates do not overflow before the final rounding). `+inf` for an empty box, NaN
+    /// when `p` holds a NaN. The usual lower bound for nearest-point BVH traversal.
+    #[must_use]
+    pub fn distance_squared_to_point(&self, p: &Point3<Real>) -> Real {
+        if p.iter().any(|c| c.is_nan()) {
+            return Real::NAN;
+        }
+        if self.is_empty() {
+            return Real::INFINITY;
+        }
+        let mut d2 = 0.0f64;
+        for i in 0..3 {
+            let (x, lo, hi) = (p[i] as f64, self.min[i] as f64, self.max[i] as f64);
+            let d = (lo - x).max(x - hi).max(0.0);
+            d2 += d * d;
+        }
+        d2 as Real
+    }
+
     /// True when `other` lies inside this box (boundaries included). The empty box is
     /// contained in every box.
     #[must_use]

@@ -45,6 +45,29 @@ fn types_aabb_core_operations() {
 }
 
 #[test]
+fn types_aabb_closest_point_and_distance() {
+    let a = Aabb::new(p3(0.0, 0.0, 0.0), p3(1.0, 2.0, 3.0));
+    assert_eq!(a.closest_point(&p3(0.5, 1.0, 1.0)), p3(0.5, 1.0, 1.0));
+    assert_eq!(a.closest_point(&p3(-1.0, 5.0, 1.0)), p3(0.0, 2.0, 1.0));
+    assert_eq!(a.distance_squared_to_point(&p3(0.5, 1.0, 1.0)), 0.0);
+    assert_eq!(a.distance_squared_to_point(&p3(-1.0, 5.0, 1.0)), 10.0);
+    assert_eq!(a.distance_squared_to_point(&p3(4.0, 6.0, 3.0)), 25.0);
+    assert_eq!(
+        Aabb::EMPTY.distance_squared_to_point(&p3(0.0, 0.0, 0.0)),
+        f32::INFINITY
+    );
+    assert!(a
+        .distance_squared_to_point(&p3(f32::NAN, 0.0, 0.0))
+        .is_nan());
+    assert!(a.closest_point(&p3(0.0, f32::NAN, 0.0)).y.is_nan());
+    let big = Aabb::new(p3(-1e30, -1e30, -1e30), p3(1e30, 1e30, 1e30));
+    assert_eq!(
+        big.distance_squared_to_point(&p3(3e30, 0.0, 0.0)),
+        4e60f64 as f32
+    );
+}
+
+#[test]
 fn types_plane_constructors_and_errors() {
     let p = Plane::from_point_normal(&p3(0.0, 0.0, 2.0), &v3(0.0, 0.0, 5.0));
     assert_eq!((p.normal.into_inner(), p.offset), (v3(0.0, 0.0, 1.0), 2.0));
@@ -160,6 +183,18 @@ proptest! {
         }
         prop_assert!(wv(&p.normal).dot(&n) > 0.0);
         prop_assert!((p.normal.norm() - 1.0).abs() < 1e-6);
+    }
+
+    /// The distance to the box is the distance to its closest point, which is in the box and
+    /// no farther than any sampled box point.
+    #[test]
+    fn types_aabb_distance_matches_closest_point(b in aabb(), p in point(), s in (0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0)) {
+        let c = b.closest_point(&p);
+        prop_assert!(b.contains_point(&c));
+        let d2 = b.distance_squared_to_point(&p) as f64;
+        prop_assert!((d2 - (w(&c) - w(&p)).norm_squared()).abs() <= 1e-5 * (1.0 + d2));
+        let q = b.min + b.extents().component_mul(&v3(s.0, s.1, s.2));
+        prop_assert!(d2 <= (w(&q) - w(&p)).norm_squared() * (1.0 + 1e-6) + 1e-6);
     }
 
     /// The three representations of a box convert into each other.
