@@ -1,3 +1,9 @@
-//! raypick-query: filled by a later issue.
+//! raypick-query: queries over triangle meshes and scenes.
+//!
+//! [`Mesh`] is one triangle mesh with its BVH: watertight closest, any and all ray hits,
+//! nearest points, and overlap queries, singly or in parallel batches.
 
 pub mod camera;
+pub mod mesh;
+
+pub use mesh::{Hit, Mesh, MeshError, NearestPoint, RayQuery};

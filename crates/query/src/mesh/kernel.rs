@@ -1,0 +1,172 @@
+//! The per-leaf ray/triangle kernel: the watertight test of `raypick_primitives`
+//! ([`WatertightRay::intersect`]) with the same arithmetic, on leaf-order vertex data, also
+//! reporting which edge functions are exactly zero (the hit lies on an edge or a vertex).
+//! `all_hits` needs that to merge the hits of one crossing; the zero test is exact because
+//! the kernel recomputes a zero edge function in f64.
+
+use raypick_primitives::{Cull, Point3, Ray, Real, WatertightRay};
+
+/// Bit set in [`RawHit::zero`] when the weight of corner `a` is exactly 0 (edge `b -> c`).
+pub(crate) const ZERO_A: u8 = 1;
+/// The weight of corner `b` is exactly 0 (edge `c -> a`).
+pub(crate) const ZERO_B: u8 = 2;
+/// The weight of corner `c` is exactly 0 (edge `a -> b`).
+pub(crate) const ZERO_C: u8 = 4;
+
+/// A hit as the kernel finds it: the fields of `RayTriangleHit` plus the zero-weight mask.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawHit {
+    pub t: Real,
+    pub u: Real,
+    pub v: Real,
+    pub front_face: bool,
+    pub zero: u8,
+}
+
+/// A ray prepared once for many triangle tests (permutation and shear).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RayKernel {
+    pub o: [Real; 3],
+    pub k: [usize; 3],
+    pub s: [Real; 3],
+    pub valid: bool,
+}
+
+impl RayKernel {
+    pub fn new(ray: &Ray) -> Self {
+        let w = WatertightRay::new(ray);
+        Self {
+            o: w.origin,
+            k: w.k,
+            s: w.shear,
+            valid: w.valid,
+        }
+    }
+
+    /// The sheared 2D position of `p` (the ray runs along the origin of this plane), in the
+    /// same f32 arithmetic as [`RayKernel::intersect`].
+    #[inline(always)]
+    pub fn shear_xy(&self, p: &Point3<Real>) -> [Real; 2] {
+        let [kx, ky, kz] = self.k;
+        let d = [p.x - self.o[0], p.y - self.o[1], p.z - self.o[2]];
+        [d[kx] - self.s[0] * d[kz], d[ky] - self.s[1] * d[kz]]
+    }
+
+    /// The watertight test of [`WatertightRay::intersect`], bit for bit, except that the
+    /// degenerate-triangle check is left to the caller (the mesh keeps a precomputed flag).
+    #[inline(always)]
+    pub fn intersect(
+        &self,
+        tri: &[Point3<Real>; 3],
+        t_min: Real,
+        t_max: Real,
+        cull: Cull,
+    ) -> Option<RawHit> {
+        let [kx, ky, kz] = self.k;
+        let [sx, sy, sz] = self.s;
+        let o = self.o;
+        let [a, b, c] = tri;
+        let a_ = [a.x - o[0], a.y - o[1], a.z - o[2]];
+        let b_ = [b.x - o[0], b.y - o[1], b.z - o[2]];
+        let c_ = [c.x - o[0], c.y - o[1], c.z - o[2]];
+        let ax = a_[kx] - sx * a_[kz];
+        let ay = a_[ky] - sy * a_[kz];
+        let bx = b_[kx] - sx * b_[kz];
+        let by = b_[ky] - sy * b_[kz];
+        let cx = c_[kx] - sx * c_[kz];
+        let cy = c_[ky] - sy * c_[kz];
+
+        let mut u = cx * by - cy * bx;
+        let mut v = ax * cy - ay * cx;
+        let mut w = bx * ay - by * ax;
+        if u == 0.0 || v == 0.0 || w == 0.0 {
+            // Exact sign on the edge: f32 products are exact in f64.
+            let (ax, ay, bx, by, cx, cy) = (
+                f64::from(ax),
+                f64::from(ay),
+                f64::from(bx),
+                f64::from(by),
+                f64::from(cx),
+                f64::from(cy),
+            );
+            u = (cx * by - cy * bx) as Real;
+            v = (ax * cy - ay * cx) as Real;
+            w = (bx * ay - by * ax) as Real;
+        }
+        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            return None;
+        }
+        let det = u + v + w;
+        let front_face = det > 0.0;
+        match cull {
+            Cull::Back if !front_face => return None,
+            Cull::Front if front_face => return None,
+            _ => {}
+        }
+        let az = sz * a_[kz];
+        let bz = sz * b_[kz];
+        let cz = sz * c_[kz];
+        let t_scaled = u * az + v * bz + w * cz;
+        let in_range = if det > 0.0 {
+            t_scaled >= t_min * det && t_scaled <= t_max * det
+        } else if det < 0.0 {
+            t_scaled <= t_min * det && t_scaled >= t_max * det
+        } else {
+            false
+        };
+        if !in_range {
+            return None;
+        }
+        let inv = 1.0 / det;
+        let t = t_scaled * inv;
+        if !(t >= t_min && t <= t_max) {
+            return None;
+        }
+        let zero = (u8::from(u == 0.0) * ZERO_A)
+            | (u8::from(v == 0.0) * ZERO_B)
+            | (u8::from(w == 0.0) * ZERO_C);
+        Some(RawHit {
+            t,
+            u: v * inv,
+            v: w * inv,
+            front_face,
+            zero,
+        })
+    }
+}
+
+/// True when the triangle has exactly zero area, decided in f64 (the rule of
+/// `Triangle::is_degenerate`, which the primitives' kernel applies per hit).
+pub(crate) fn is_degenerate(tri: &[Point3<Real>; 3]) -> bool {
+    raypick_primitives::Triangle::new(tri[0], tri[1], tri[2]).is_degenerate()
+}
+
+/// The unit geometric normal `(b - a) x (c - a)`, computed in f64 so that tiny non-degenerate
+/// triangles still get one. `None` only for degenerate triangles.
+pub(crate) fn unit_normal(
+    tri: &[Point3<Real>; 3],
+) -> Option<nalgebra::Unit<nalgebra::Vector3<Real>>> {
+    let d = |p: &Point3<Real>, q: &Point3<Real>| {
+        [
+            f64::from(p.x) - f64::from(q.x),
+            f64::from(p.y) - f64::from(q.y),
+            f64::from(p.z) - f64::from(q.z),
+        ]
+    };
+    let (e1, e2) = (d(&tri[1], &tri[0]), d(&tri[2], &tri[0]));
+    let n = [
+        e1[1] * e2[2] - e1[2] * e2[1],
+        e1[2] * e2[0] - e1[0] * e2[2],
+        e1[0] * e2[1] - e1[1] * e2[0],
+    ];
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if !(len > 0.0 && len.is_finite()) {
+        return None;
+    }
+    let v = nalgebra::Vector3::new(
+        (n[0] / len) as Real,
+        (n[1] / len) as Real,
+        (n[2] / len) as Real,
+    );
+    Some(nalgebra::Unit::new_normalize(v))
+}

@@ -1,0 +1,244 @@
+//! [`Mesh`]: one triangle mesh with its BVH, and its queries.
+//!
+//! The triangles are stored in the BVH's leaf order, three vertices each (36 bytes), so a
+//! leaf's triangles are contiguous and the watertight ray test reads them directly; the
+//! original triangle index of each leaf slot comes from [`Bvh::prim_indices`].
+
+mod all_hits;
+mod batch;
+mod error;
+mod kernel;
+mod nearest;
+mod ray;
+
+use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::{Aabb, Point3, Real, Triangle};
+
+pub use error::MeshError;
+pub use nearest::NearestPoint;
+pub use ray::{Hit, RayQuery};
+
+/// A triangle mesh with a BVH, answering ray, nearest-point and overlap queries.
+///
+/// Built from vertex positions and index triples ([`Mesh::new`]); vertices can move later
+/// ([`Mesh::update_positions`]) while the connectivity stays. Triangles are reported by their
+/// original index (their position in the `triangles` given). Degenerate (zero-area)
+/// triangles are kept: they never hit a ray, but count for nearest-point and overlap
+/// queries, as the segment or point they are. An empty mesh is valid and finds nothing.
+///
+/// ```
+/// use raypick_query::{Mesh, RayQuery};
+/// use raypick_primitives::{Point3, Ray, Vector3};
+///
+/// // A unit square in the z = 0 plane, made of two triangles.
+/// let positions = vec![
+///     Point3::new(0.0, 0.0, 0.0),
+///     Point3::new(1.0, 0.0, 0.0),
+///     Point3::new(1.0, 1.0, 0.0),
+///     Point3::new(0.0, 1.0, 0.0),
+/// ];
+/// let mesh = Mesh::new(positions, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+///
+/// let ray = Ray::new(Point3::new(0.25, 0.75, 2.0), Vector3::new(0.0, 0.0, -1.0));
+/// let hit = mesh.closest_hit(&ray, &RayQuery::default()).unwrap();
+/// assert_eq!((hit.t, hit.triangle), (2.0, 1));
+/// assert!(hit.front_face);
+/// // Through the shared diagonal: one crossing, not two.
+/// let diag = Ray::new(Point3::new(0.5, 0.5, 2.0), Vector3::new(0.0, 0.0, -1.0));
+/// assert_eq!(mesh.all_hits(&diag, &RayQuery::default()).len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    bvh: Bvh,
+    /// Vertices of each triangle, in leaf order.
+    tris: Vec<[Point3<Real>; 3]>,
+    /// Vertex indices of each triangle, in leaf order (for `update_positions`).
+    indices: Vec<[u32; 3]>,
+    /// Leaf-order bit set of the degenerate triangles.
+    degenerate: Vec<u64>,
+    vertex_count: usize,
+    /// Triangle boxes by original index for the refit; allocated by the first
+    /// `update_positions` and reused after.
+    refit_boxes: Vec<Aabb>,
+}
+
+impl Mesh {
+    /// Builds a mesh over `positions` and index triples `triangles` with the default
+    /// [`BuildConfig`] (balanced).
+    ///
+    /// Errors: an index out of range ([`MeshError::IndexOutOfRange`], naming the triangle and
+    /// corner) or a NaN or infinite vertex ([`MeshError::NonFiniteVertex`], naming the vertex;
+    /// every vertex is checked, used or not). No triangles (or no vertices and no triangles)
+    /// gives an empty mesh that never hits.
+    pub fn new(positions: Vec<Point3<Real>>, triangles: Vec<[u32; 3]>) -> Result<Mesh, MeshError> {
+        Self::with_config(positions, triangles, &BuildConfig::default())
+    }
+
+    /// [`Mesh::new`] with a BVH build configuration (see [`BuildConfig::fast`],
+    /// [`BuildConfig::balanced`], [`BuildConfig::high_quality`]).
+    pub fn with_config(
+        positions: Vec<Point3<Real>>,
+        triangles: Vec<[u32; 3]>,
+        config: &BuildConfig,
+    ) -> Result<Mesh, MeshError> {
+        check_positions(&positions)?;
+        if triangles.len() >= u32::MAX as usize {
+            return Err(MeshError::TooManyTriangles {
+                count: triangles.len(),
+            });
+        }
+        let n = positions.len();
+        for (t, tri) in triangles.iter().enumerate() {
+            for (corner, &index) in tri.iter().enumerate() {
+                if index as usize >= n {
+                    return Err(MeshError::IndexOutOfRange {
+                        triangle: t,
+                        corner,
+                        index,
+                        vertex_count: n,
+                    });
+                }
+            }
+        }
+        let corners = |tri: &[u32; 3]| tri.map(|i| positions[i as usize]);
+        let boxes: Vec<Aabb> = triangles
+            .iter()
+            .map(|tri| {
+                let [a, b, c] = corners(tri);
+                Triangle::new(a, b, c).aabb()
+            })
+            .collect();
+        let bvh = Bvh::build(&boxes, config)?;
+        drop(boxes);
+        let order = bvh.prim_indices();
+        let indices: Vec<[u32; 3]> = order.iter().map(|&p| triangles[p as usize]).collect();
+        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
+        let mut mesh = Mesh {
+            bvh,
+            degenerate: vec![0; tris.len().div_ceil(64)],
+            tris,
+            indices,
+            vertex_count: n,
+            refit_boxes: Vec::new(),
+        };
+        mesh.mark_degenerate();
+        Ok(mesh)
+    }
+
+    /// Moves the vertices to `positions` (same count as at construction, same connectivity)
+    /// and refits the BVH, keeping its shape.
+    ///
+    /// Queries afterwards see the new positions exactly. Errors, leaving the mesh unchanged:
+    /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. The first call
+    /// allocates a box buffer (24 bytes per triangle) that later calls reuse; nothing else is
+    /// allocated. O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
+    /// the mesh then.
+    pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
+        if positions.len() != self.vertex_count {
+            return Err(MeshError::VertexCountMismatch {
+                expected: self.vertex_count,
+                found: positions.len(),
+            });
+        }
+        check_positions(positions)?;
+        if self.refit_boxes.len() != self.tris.len() {
+            self.refit_boxes = vec![Aabb::EMPTY; self.tris.len()];
+        }
+        let order = self.bvh.prim_indices();
+        for (pos, (tri, idx)) in self.tris.iter_mut().zip(&self.indices).enumerate() {
+            *tri = idx.map(|i| positions[i as usize]);
+            self.refit_boxes[order[pos] as usize] = Triangle::new(tri[0], tri[1], tri[2]).aabb();
+        }
+        self.mark_degenerate();
+        self.bvh.refit(&self.refit_boxes)?;
+        Ok(())
+    }
+
+    fn mark_degenerate(&mut self) {
+        self.degenerate.iter_mut().for_each(|w| *w = 0);
+        for (pos, tri) in self.tris.iter().enumerate() {
+            if kernel::is_degenerate(tri) {
+                self.degenerate[pos / 64] |= 1 << (pos % 64);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn is_degenerate_at(&self, pos: usize) -> bool {
+        self.degenerate[pos / 64] & (1 << (pos % 64)) != 0
+    }
+
+    /// The number of triangles.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tris.len()
+    }
+
+    /// True when the mesh has no triangles.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tris.is_empty()
+    }
+
+    /// The number of vertices (what [`Mesh::update_positions`] expects).
+    #[must_use]
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// The bounding box of all triangles; [`Aabb::EMPTY`] for an empty mesh.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.bvh.bounds()
+    }
+
+    /// The mesh's BVH (leaf `i` of [`Bvh::prim_indices`] order is the mesh's leaf slot `i`).
+    #[must_use]
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
+    /// indices (12), degenerate flags, the BVH's nodes (32 bytes each) and leaf order (4 per
+    /// triangle), the refit buffer once [`Mesh::update_positions`] ran (24 per triangle),
+    /// and the struct itself.
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        size_of::<Self>()
+            + self.tris.capacity() * size_of::<[Point3<Real>; 3]>()
+            + self.indices.capacity() * size_of::<[u32; 3]>()
+            + self.degenerate.capacity() * size_of::<u64>()
+            + self.refit_boxes.capacity() * size_of::<Aabb>()
+            + std::mem::size_of_val(self.bvh.nodes())
+            + std::mem::size_of_val(self.bvh.prim_indices())
+    }
+
+    /// [`Mesh::memory_bytes`] divided by the triangle count; 0 for an empty mesh.
+    #[must_use]
+    pub fn bytes_per_triangle(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            self.memory_bytes() as f64 / self.len() as f64
+        }
+    }
+}
+
+fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
+    match positions
+        .iter()
+        .position(|p| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()))
+    {
+        Some(vertex) => {
+            let p = positions[vertex];
+            Err(MeshError::NonFiniteVertex {
+                vertex,
+                x: p.x,
+                y: p.y,
+                z: p.z,
+            })
+        }
+        None => Ok(()),
+    }
+}

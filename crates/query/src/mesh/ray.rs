@@ -1,0 +1,229 @@
+//! Ray queries on a [`Mesh`]: closest hit, any hit, all hits.
+
+use std::ops::ControlFlow;
+
+use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
+
+use super::kernel::{unit_normal, RawHit, RayKernel};
+use super::Mesh;
+
+/// The interval and face culling of a ray query.
+///
+/// Hits with `t_min <= t <= t_max` count (`t` in units of the ray's direction). The default
+/// is `0..=inf` with no culling. An empty interval (`t_min > t_max`) or a NaN bound finds
+/// nothing; a negative `t_min` also finds hits behind the origin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayQuery {
+    /// The smallest `t` that counts. Default 0.
+    pub t_min: Real,
+    /// The largest `t` that counts. Default `+inf`.
+    pub t_max: Real,
+    /// Which faces to ignore. Default [`Cull::None`].
+    pub cull: Cull,
+}
+
+impl Default for RayQuery {
+    fn default() -> Self {
+        Self::new(0.0, Real::INFINITY)
+    }
+}
+
+impl RayQuery {
+    /// A query over `[t_min, t_max]`, no culling.
+    #[must_use]
+    pub const fn new(t_min: Real, t_max: Real) -> Self {
+        Self {
+            t_min,
+            t_max,
+            cull: Cull::None,
+        }
+    }
+
+    /// This query with face culling `cull`.
+    #[must_use]
+    pub const fn with_cull(self, cull: Cull) -> Self {
+        Self { cull, ..self }
+    }
+}
+
+/// A ray hit on a mesh triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Ray parameter of the hit, in units of the ray's direction.
+    pub t: Real,
+    /// The original index of the triangle hit (its position in the `triangles` given to
+    /// [`Mesh::new`]).
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second corner.
+    pub u: Real,
+    /// Barycentric weight of the third corner (the first corner's is `1 - u - v`).
+    pub v: Real,
+    /// The hit point on the triangle, `(1 - u - v) a + u b + v c`.
+    pub point: Point3<Real>,
+    /// The unit geometric normal `(b - a) x (c - a)` of the triangle, whichever side was hit.
+    pub normal: Unit<Vector3<Real>>,
+    /// True when the ray hit the front (counter-clockwise) face, against the normal.
+    pub front_face: bool,
+}
+
+/// Lets traversal keep boxes whose entry rounds a little past the best hit, so that an
+/// equal-`t` hit on a lower-index triangle elsewhere in the tree is still seen (ties must not
+/// depend on the tree's order).
+#[inline(always)]
+fn prune_bound(t: Real) -> Real {
+    t + t.abs() * (32.0 * Real::EPSILON)
+}
+
+impl Mesh {
+    /// The nearest hit with `query.t_min <= t <= query.t_max`, or `None`.
+    ///
+    /// Watertight: a ray through an edge or vertex shared by several triangles hits one of
+    /// them. Among hits at exactly the same `t` (coplanar or duplicated triangles) the lowest
+    /// triangle index wins, whatever the tree. Degenerate triangles, an empty mesh, a ray with
+    /// a NaN, an infinity or a zero direction, and an empty or NaN interval find nothing.
+    /// Allocates nothing.
+    ///
+    /// ```
+    /// use raypick_query::{Mesh, RayQuery};
+    /// use raypick_primitives::{Cull, Point3, Ray, Vector3};
+    ///
+    /// let mesh = Mesh::new(
+    ///     vec![Point3::new(0.0, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)],
+    ///     vec![[0, 1, 2]],
+    /// )
+    /// .unwrap();
+    /// let down = Ray::new(Point3::new(0.2, 0.2, 1.0), Vector3::new(0.0, 0.0, -2.0));
+    /// let hit = mesh.closest_hit(&down, &RayQuery::default()).unwrap();
+    /// assert_eq!(hit.t, 0.5); // in units of the direction, which is 2 long
+    /// assert_eq!(hit.normal.z, 1.0);
+    /// // Too short, or culled:
+    /// assert!(mesh.closest_hit(&down, &RayQuery::new(0.0, 0.4)).is_none());
+    /// assert!(mesh.closest_hit(&down, &RayQuery::default().with_cull(Cull::Front)).is_none());
+    /// ```
+    #[must_use]
+    pub fn closest_hit(&self, ray: &Ray, query: &RayQuery) -> Option<Hit> {
+        let k = RayKernel::new(ray);
+        if !k.valid {
+            return None;
+        }
+        let prims = self.bvh.prim_indices();
+        let (t_min, cull) = (query.t_min, query.cull);
+        let mut best_t = query.t_max;
+        let mut best: Option<(RawHit, usize)> = None;
+        let mut best_prim = u32::MAX;
+        self.bvh
+            .traverse_ray(ray, query.t_min, query.t_max, |range, t_max| {
+                for pos in range {
+                    if let Some(h) = k.intersect(&self.tris[pos], t_min, best_t, cull) {
+                        // h.t <= best_t here; a tie goes to the lower original index.
+                        if (h.t < best_t || prims[pos] < best_prim) && !self.is_degenerate_at(pos) {
+                            best_t = h.t;
+                            best_prim = prims[pos];
+                            best = Some((h, pos));
+                            *t_max = prune_bound(best_t);
+                        }
+                    }
+                }
+                ControlFlow::Continue(())
+            });
+        best.map(|(h, pos)| self.make_hit(pos, &h))
+    }
+
+    /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
+    /// shadow tests. Stops at the first hit found (which is not necessarily the nearest).
+    /// The same edge cases as [`Mesh::closest_hit`]; allocates nothing.
+    #[must_use]
+    pub fn any_hit(&self, ray: &Ray, query: &RayQuery) -> bool {
+        let k = RayKernel::new(ray);
+        if !k.valid {
+            return false;
+        }
+        let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
+        let mut found = false;
+        self.bvh.traverse_ray(ray, t_min, t_max, |range, _| {
+            for pos in range {
+                if k.intersect(&self.tris[pos], t_min, t_max, cull).is_some()
+                    && !self.is_degenerate_at(pos)
+                {
+                    found = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        found
+    }
+
+    /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
+    /// triangle index).
+    ///
+    /// Exactly one hit per crossing: when the ray passes exactly through an edge or a vertex,
+    /// the triangles around it that all report a hit are merged into one crossing, the hit
+    /// of the lowest triangle index. The rule, decided exactly from the watertight test's
+    /// zero edge functions and the vertex positions (not from a `t` tolerance):
+    /// - hits lying exactly on the same edge, or on the same vertex, form a group (two
+    ///   surfaces that only meet the ray at the same `t` elsewhere never do);
+    /// - the group's crossing count is the largest signed coverage (+1 front, -1 back) of
+    ///   the triangles around the feature, seen along the ray: 1 for an ordinary surface,
+    ///   2 for two sheets meeting there (duplicated triangles, a bow-tie vertex);
+    /// - a group whose coverage cancels (the ray grazes a silhouette edge or vertex and
+    ///   touches the surface without crossing it) reports two hits, one front and one back,
+    ///   so that closed meshes always give an even count.
+    ///
+    /// Allocates the returned vector; see [`Mesh::all_hits_into`] to reuse one.
+    #[must_use]
+    pub fn all_hits(&self, ray: &Ray, query: &RayQuery) -> Vec<Hit> {
+        let mut out = Vec::new();
+        self.all_hits_into(ray, query, &mut out);
+        out
+    }
+
+    /// [`Mesh::all_hits`] into `out` (cleared first), so a reused vector makes the query
+    /// allocation-free once it has grown to the largest hit count.
+    pub fn all_hits_into(&self, ray: &Ray, query: &RayQuery, out: &mut Vec<Hit>) {
+        out.clear();
+        let k = RayKernel::new(ray);
+        if !k.valid {
+            return;
+        }
+        let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
+        self.bvh.traverse_ray(ray, t_min, t_max, |range, _| {
+            for pos in range {
+                if let Some(h) = k.intersect(&self.tris[pos], t_min, t_max, cull) {
+                    if !self.is_degenerate_at(pos) {
+                        out.push(super::all_hits::pending(pos, &h));
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        super::all_hits::merge_crossings(self, &k, out);
+        for h in out.iter_mut() {
+            let pos = h.triangle as usize;
+            let tri = &self.tris[pos];
+            h.triangle = self.bvh.prim_indices()[pos];
+            h.point = point_at(tri, h.u, h.v);
+            h.normal = unit_normal(tri).unwrap_or(Vector3::z_axis());
+        }
+        out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    }
+
+    pub(crate) fn make_hit(&self, pos: usize, h: &RawHit) -> Hit {
+        let tri = &self.tris[pos];
+        Hit {
+            t: h.t,
+            triangle: self.bvh.prim_indices()[pos],
+            u: h.u,
+            v: h.v,
+            point: point_at(tri, h.u, h.v),
+            // Hits come from non-degenerate triangles only, which always have a normal.
+            normal: unit_normal(tri).unwrap_or(Vector3::z_axis()),
+            front_face: h.front_face,
+        }
+    }
+}
+
+#[inline]
+fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
+    Point3::from(tri[0].coords * (1.0 - u - v) + tri[1].coords * u + tri[2].coords * v)
+}

@@ -1,0 +1,295 @@
+//! Ray queries against brute force: the f32 kernel over every triangle (bit-exact), and a
+//! float64 oracle (same hit or miss, t within 1e-5 relative; rays within a tiny band of an
+//! edge may differ only in which adjacent triangle). `--nocapture` prints the figures;
+//! `RAYPICK_LONG=1` runs millions of rays.
+
+mod mesh_util;
+
+use mesh_util::*;
+use rayon::prelude::*;
+use raypick_primitives::{ray_triangle, Cull, Ray, Triangle};
+use raypick_query::{Hit, Mesh, RayQuery};
+
+#[derive(Default, Clone, Copy, Debug)]
+struct Stats {
+    rays: usize,
+    hits: usize,
+    exact_mismatch: usize,
+    oracle_mismatch: usize,
+    near_edge_diff: usize,
+    t_err: usize,
+    max_rel_t: f64,
+    any_mismatch: usize,
+    all_first_mismatch: usize,
+    all_count_mismatch: usize,
+    all_count_checked: usize,
+    cull_mismatch: usize,
+}
+
+impl Stats {
+    fn add(mut self, o: Stats) -> Stats {
+        self.rays += o.rays;
+        self.hits += o.hits;
+        self.exact_mismatch += o.exact_mismatch;
+        self.oracle_mismatch += o.oracle_mismatch;
+        self.near_edge_diff += o.near_edge_diff;
+        self.t_err += o.t_err;
+        self.max_rel_t = self.max_rel_t.max(o.max_rel_t);
+        self.any_mismatch += o.any_mismatch;
+        self.all_first_mismatch += o.all_first_mismatch;
+        self.all_count_mismatch += o.all_count_mismatch;
+        self.all_count_checked += o.all_count_checked;
+        self.cull_mismatch += o.cull_mismatch;
+        self
+    }
+}
+
+/// The f32 watertight kernel over every triangle; ties to the lowest index.
+fn brute_f32(m: &TestMesh, ray: &Ray, q: &RayQuery) -> Option<(f32, usize, f32, f32, bool)> {
+    let mut best: Option<(f32, usize, f32, f32, bool)> = None;
+    for i in 0..m.triangles.len() {
+        let [a, b, c] = m.tri(i);
+        if let Some(h) = ray_triangle(ray, &Triangle::new(a, b, c), q.t_min, q.t_max, q.cull) {
+            if best.is_none_or(|b| h.t < b.0) {
+                best = Some((h.t, i, h.u, h.v, h.front_face));
+            }
+        }
+    }
+    best
+}
+
+fn check_ray(m: &TestMesh, mesh: &Mesh, ray: &Ray, q: &RayQuery, all: &mut Vec<Hit>) -> Stats {
+    let mut s = Stats {
+        rays: 1,
+        ..Default::default()
+    };
+    let got = mesh.closest_hit(ray, q);
+    s.hits += usize::from(got.is_some());
+    // 1. Bit-exact against the same kernel by brute force.
+    let want = brute_f32(m, ray, q);
+    let same = match (got, want) {
+        (None, None) => true,
+        (Some(h), Some(w)) => {
+            h.t.to_bits() == w.0.to_bits()
+                && h.triangle as usize == w.1
+                && h.u == w.2
+                && h.v == w.3
+                && h.front_face == w.4
+        }
+        _ => false,
+    };
+    if !same {
+        s.exact_mismatch += 1;
+        eprintln!(
+            "  exact mismatch {}: {ray:?} got {got:?} want {want:?}",
+            m.name
+        );
+    }
+    if let Some(h) = got {
+        // The hit is consistent with itself.
+        let tri = m.tri(h.triangle as usize);
+        let n = Triangle::new(tri[0], tri[1], tri[2]).normal().unwrap();
+        assert!((h.normal.into_inner() - n.into_inner()).norm() < 1e-5);
+        assert_eq!(h.front_face, n.dot(&ray.dir) < 0.0, "front_face vs normal");
+        let p = ray.at(h.t);
+        assert!((p - h.point).norm() <= 1e-4 * (1.0 + p.coords.norm()));
+    }
+    // 2. The float64 oracle.
+    if q.cull == Cull::None {
+        let o = oracle_closest(m, ray, q.t_min, q.t_max);
+        match (got, o.hit) {
+            (None, None) => {}
+            (Some(h), Some((t, i))) => {
+                let r = rel(f64::from(h.t), t);
+                if h.triangle as usize == i || r <= 1e-5 {
+                    s.max_rel_t = s.max_rel_t.max(r);
+                    if r > 1e-5 {
+                        s.t_err += 1;
+                    }
+                    if h.triangle as usize != i {
+                        s.near_edge_diff += 1;
+                    }
+                } else if o.ambiguous_before <= t.max(f64::from(h.t)) * (1.0 + 1e-5) {
+                    s.near_edge_diff += 1;
+                } else {
+                    s.oracle_mismatch += 1;
+                    eprintln!(
+                        "  oracle mismatch {}: {ray:?} got {h:?} oracle {t} tri {i}",
+                        m.name
+                    );
+                }
+            }
+            (Some(h), None) => {
+                if o.ambiguous_before <= f64::from(h.t) * (1.0 + 1e-5) + 1e-6 {
+                    s.near_edge_diff += 1;
+                } else {
+                    s.oracle_mismatch += 1;
+                    eprintln!(
+                        "  oracle mismatch {}: {ray:?} got {h:?} oracle miss",
+                        m.name
+                    );
+                }
+            }
+            (None, Some((t, i))) => {
+                if o.ambiguous_before <= t * (1.0 + 1e-5) {
+                    s.near_edge_diff += 1;
+                } else {
+                    s.oracle_mismatch += 1;
+                    eprintln!(
+                        "  oracle mismatch {}: {ray:?} got miss, oracle {t} tri {i}",
+                        m.name
+                    );
+                }
+            }
+        }
+    }
+    // 3. any_hit agrees with closest_hit.
+    if mesh.any_hit(ray, q) != got.is_some() {
+        s.any_mismatch += 1;
+    }
+    // 4. all_hits: sorted, first = closest (up to the merge of one crossing), count = oracle.
+    mesh.all_hits_into(ray, q, all);
+    assert!(
+        all.windows(2).all(|w| w[0].t <= w[1].t),
+        "all_hits not sorted"
+    );
+    match (got, all.first()) {
+        (None, None) => {}
+        (Some(h), Some(f)) if rel(f64::from(h.t), f64::from(f.t)) <= 1e-5 => {}
+        _ => s.all_first_mismatch += 1,
+    }
+    if q.cull == Cull::None {
+        let (hits, ambiguous) = oracle_all(m, ray, q.t_min, q.t_max);
+        if !ambiguous {
+            s.all_count_checked += 1;
+            if hits.len() != all.len() {
+                s.all_count_mismatch += 1;
+                eprintln!(
+                    "  all_hits count {}: {ray:?} got {} oracle {}",
+                    m.name,
+                    all.len(),
+                    hits.len()
+                );
+            }
+        }
+    }
+    // 5. Culling keeps only the matching faces.
+    if q.cull != Cull::None {
+        if let Some(h) = got {
+            if h.front_face != (q.cull == Cull::Back) {
+                s.cull_mismatch += 1;
+            }
+        }
+    }
+    s
+}
+
+fn run(m: &TestMesh, rays: &[Ray], label: &str) -> Stats {
+    let mesh = m.mesh();
+    let q_default = RayQuery::default();
+    let stats = rays
+        .par_iter()
+        .enumerate()
+        .fold(
+            || (Stats::default(), Vec::new()),
+            |(s, mut all), (i, ray)| {
+                // Vary the query: default, clipped interval, culling.
+                let q = match i % 5 {
+                    0 | 1 => q_default,
+                    2 => RayQuery::new(0.1, 0.3 + (i % 7) as f32 * 0.2),
+                    3 => q_default.with_cull(Cull::Back),
+                    _ => q_default.with_cull(Cull::Front),
+                };
+                let r = check_ray(m, &mesh, ray, &q, &mut all);
+                (s.add(r), all)
+            },
+        )
+        .map(|(s, _)| s)
+        .reduce(Stats::default, Stats::add);
+    // Batches give exactly the single-ray answers.
+    let mut batch = vec![None; rays.len()];
+    mesh.closest_hit_batch(rays, &q_default, &mut batch)
+        .unwrap();
+    let mut any = vec![false; rays.len()];
+    mesh.any_hit_batch(rays, &q_default, &mut any).unwrap();
+    for (i, ray) in rays.iter().enumerate() {
+        assert_eq!(batch[i], mesh.closest_hit(ray, &q_default));
+        assert_eq!(any[i], mesh.any_hit(ray, &q_default));
+    }
+    eprintln!(
+        "[mesh_rays] {:<22} {:<7} rays {:>8}  hits {:>8}  exact-mismatch {}  oracle-mismatch {}  \
+         near-edge-diffs {}  t>1e-5 {}  max-rel-t {:.2e}  any-mismatch {}  all-first-mismatch {}  \
+         all-count-mismatch {}/{}  cull-mismatch {}",
+        m.name,
+        label,
+        stats.rays,
+        stats.hits,
+        stats.exact_mismatch,
+        stats.oracle_mismatch,
+        stats.near_edge_diff,
+        stats.t_err,
+        stats.max_rel_t,
+        stats.any_mismatch,
+        stats.all_first_mismatch,
+        stats.all_count_mismatch,
+        stats.all_count_checked,
+        stats.cull_mismatch
+    );
+    stats
+}
+
+fn check_mesh(m: &TestMesh, seed: u64) {
+    let b = m.bounds();
+    let n = scale(1200, 400_000);
+    let mut total = Stats::default();
+    total = total.add(run(m, &random_rays(&b, n, seed), "random"));
+    total = total.add(run(m, &camera_rays(&b, n, seed + 1), "camera"));
+    total = total.add(run(m, &inner_rays(&b, n / 4, seed + 2), "inner"));
+    assert_eq!(
+        total.exact_mismatch, 0,
+        "{}: differs from the brute-force kernel",
+        m.name
+    );
+    assert_eq!(
+        total.oracle_mismatch, 0,
+        "{}: differs from the f64 oracle",
+        m.name
+    );
+    assert_eq!(total.t_err, 0, "{}: t off by more than 1e-5", m.name);
+    assert_eq!(total.any_mismatch, 0);
+    assert_eq!(total.all_first_mismatch, 0);
+    assert_eq!(total.all_count_mismatch, 0, "{}: all_hits count", m.name);
+    assert_eq!(total.cull_mismatch, 0);
+    // Near-edge differences are allowed but must stay rare.
+    assert!(total.near_edge_diff * 200 <= total.rays, "{total:?}");
+    assert!(
+        total.hits > total.rays / 10,
+        "the rays should hit something: {total:?}"
+    );
+}
+
+#[test]
+fn oracle_soup() {
+    check_mesh(&soup(scale(3000, 20_000), 0.05, 11), 100);
+}
+
+#[test]
+fn oracle_grid() {
+    check_mesh(&grid(40, 0.2), 200);
+}
+
+#[test]
+fn oracle_displaced_sphere() {
+    check_mesh(&uv_sphere(40, 60, 0.15), 300);
+}
+
+#[test]
+fn oracle_bunny() {
+    check_mesh(&bunny(), 400);
+}
+
+#[test]
+fn oracle_icosphere_and_torus() {
+    check_mesh(&icosphere(3), 500);
+    check_mesh(&torus(40, 24, 1.0, 0.35), 600);
+}

@@ -1,0 +1,589 @@
+//! Shared test support for the mesh tests: deterministic meshes and rays, a float64
+//! brute-force oracle, and the run-size knobs.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use raypick_primitives::{Aabb, Point3, Ray, Vector3};
+
+/// True when `RAYPICK_LONG=1`: run millions of rays instead of thousands.
+pub fn long() -> bool {
+    std::env::var("RAYPICK_LONG").is_ok_and(|v| v == "1")
+}
+
+/// `ci` normally, `long_n` with `RAYPICK_LONG=1`.
+pub fn scale(ci: usize, long_n: usize) -> usize {
+    if long() {
+        long_n
+    } else {
+        ci
+    }
+}
+
+/// SplitMix64: small, seeded, good enough for test inputs.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn f32(&mut self) -> f32 {
+        self.f64() as f32
+    }
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.f32()
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    pub fn point_in(&mut self, b: &Aabb) -> Point3<f32> {
+        Point3::new(
+            self.range(b.min.x, b.max.x),
+            self.range(b.min.y, b.max.y),
+            self.range(b.min.z, b.max.z),
+        )
+    }
+    /// Uniform on the unit sphere.
+    pub fn unit(&mut self) -> Vector3<f32> {
+        loop {
+            let v = Vector3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            let n = v.norm();
+            if n > 0.1 && n <= 1.0 {
+                return v / n;
+            }
+        }
+    }
+}
+
+/// An indexed triangle mesh as plain arrays.
+#[derive(Clone, Debug)]
+pub struct TestMesh {
+    pub name: String,
+    pub positions: Vec<Point3<f32>>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl TestMesh {
+    pub fn tri(&self, i: usize) -> [Point3<f32>; 3] {
+        self.triangles[i].map(|k| self.positions[k as usize])
+    }
+    pub fn bounds(&self) -> Aabb {
+        self.positions.iter().fold(Aabb::EMPTY, |b, p| b.grow(p))
+    }
+    pub fn mesh(&self) -> raypick_query::Mesh {
+        raypick_query::Mesh::new(self.positions.clone(), self.triangles.clone()).unwrap()
+    }
+}
+
+/// Random independent small triangles in the unit cube.
+pub fn soup(n: usize, size: f32, seed: u64) -> TestMesh {
+    let mut rng = Rng::new(seed);
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..n {
+        let c = Point3::new(rng.f32(), rng.f32(), rng.f32());
+        for _ in 0..3 {
+            positions.push(c + rng.unit() * size * rng.f32());
+        }
+        let k = 3 * i as u32;
+        triangles.push([k, k + 1, k + 2]);
+    }
+    TestMesh {
+        name: format!("soup_{n}"),
+        positions,
+        triangles,
+    }
+}
+
+/// A heightfield grid of `n x n` quads over [-1, 1]^2.
+pub fn grid(n: usize, amplitude: f32) -> TestMesh {
+    let mut positions = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            let x = -1.0 + 2.0 * i as f32 / n as f32;
+            let y = -1.0 + 2.0 * j as f32 / n as f32;
+            let z =
+                amplitude * ((3.0 * x).sin() * (2.0 * y).cos() + 0.3 * (7.0 * x + 5.0 * y).sin());
+            positions.push(Point3::new(x, y, z));
+        }
+    }
+    let mut triangles = Vec::new();
+    let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    for j in 0..n {
+        for i in 0..n {
+            triangles.push([v(i, j), v(i + 1, j), v(i + 1, j + 1)]);
+            triangles.push([v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
+        }
+    }
+    TestMesh {
+        name: format!("grid_{n}"),
+        positions,
+        triangles,
+    }
+}
+
+/// A UV sphere (closed, poles shared) with radial displacement `amp`.
+pub fn uv_sphere(rings: usize, segments: usize, amp: f32) -> TestMesh {
+    let disp = |th: f32, ph: f32| {
+        1.0 + amp * ((3.0 * th).sin() * (5.0 * ph).cos() + 0.4 * (11.0 * th + 7.0 * ph).sin())
+    };
+    let mut positions = vec![Point3::new(0.0, 0.0, disp(0.0, 0.0))];
+    for r in 1..rings {
+        let th = std::f32::consts::PI * r as f32 / rings as f32;
+        for s in 0..segments {
+            let ph = 2.0 * std::f32::consts::PI * s as f32 / segments as f32;
+            let d = disp(th, ph);
+            positions.push(Point3::new(
+                d * th.sin() * ph.cos(),
+                d * th.sin() * ph.sin(),
+                d * th.cos(),
+            ));
+        }
+    }
+    let south = positions.len() as u32;
+    positions.push(Point3::new(0.0, 0.0, -disp(std::f32::consts::PI, 0.0)));
+    let ring = |r: usize, s: usize| (1 + (r - 1) * segments + s % segments) as u32;
+    let mut triangles = Vec::new();
+    for s in 0..segments {
+        triangles.push([0, ring(1, s), ring(1, s + 1)]);
+        triangles.push([south, ring(rings - 1, s + 1), ring(rings - 1, s)]);
+    }
+    for r in 1..rings - 1 {
+        for s in 0..segments {
+            triangles.push([ring(r, s), ring(r + 1, s), ring(r + 1, s + 1)]);
+            triangles.push([ring(r, s), ring(r + 1, s + 1), ring(r, s + 1)]);
+        }
+    }
+    TestMesh {
+        name: format!("uv_sphere_{rings}x{segments}"),
+        positions,
+        triangles,
+    }
+}
+
+/// An icosphere of radius 1 subdivided `level` times (closed, outward-facing).
+pub fn icosphere(level: usize) -> TestMesh {
+    let t = (1.0 + 5f64.sqrt()) / 2.0;
+    let mut pos: Vec<[f64; 3]> = vec![
+        [-1.0, t, 0.0],
+        [1.0, t, 0.0],
+        [-1.0, -t, 0.0],
+        [1.0, -t, 0.0],
+        [0.0, -1.0, t],
+        [0.0, 1.0, t],
+        [0.0, -1.0, -t],
+        [0.0, 1.0, -t],
+        [t, 0.0, -1.0],
+        [t, 0.0, 1.0],
+        [-t, 0.0, -1.0],
+        [-t, 0.0, 1.0],
+    ];
+    let norm = |p: [f64; 3]| {
+        let l = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        [p[0] / l, p[1] / l, p[2] / l]
+    };
+    for p in pos.iter_mut() {
+        *p = norm(*p);
+    }
+    let mut tris: Vec<[u32; 3]> = vec![
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
+    ];
+    for _ in 0..level {
+        let mut mid: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut next = Vec::new();
+        for &[a, b, c] in &tris {
+            let mut m = |i: u32, j: u32| {
+                *mid.entry((i.min(j), i.max(j))).or_insert_with(|| {
+                    let (p, q) = (pos[i as usize], pos[j as usize]);
+                    pos.push(norm([p[0] + q[0], p[1] + q[1], p[2] + q[2]]));
+                    (pos.len() - 1) as u32
+                })
+            };
+            let (ab, bc, ca) = (m(a, b), m(b, c), m(c, a));
+            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+        }
+        tris = next;
+    }
+    TestMesh {
+        name: format!("icosphere_{level}"),
+        positions: pos
+            .iter()
+            .map(|p| Point3::new(p[0] as f32, p[1] as f32, p[2] as f32))
+            .collect(),
+        triangles: tris,
+    }
+}
+
+/// The closed cube [-1, 1]^3, each face a grid of `n x n` quads (vertices shared along the
+/// cube's edges), outward-facing. Coordinates are dyadic when `n` is a power of two.
+pub fn subdivided_box(n: usize) -> TestMesh {
+    let mut index: HashMap<[i64; 3], u32> = HashMap::new();
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    let n = n as i64;
+    let coord = |i: i64| -1.0 + 2.0 * i as f32 / n as f32;
+    for axis in 0..3 {
+        for side in [0, n] {
+            let (ua, va) = ((axis + 1) % 3, (axis + 2) % 3);
+            let mut vid = |i: i64, j: i64| {
+                let mut g = [0i64; 3];
+                g[axis] = side;
+                g[ua] = i;
+                g[va] = j;
+                *index.entry(g).or_insert_with(|| {
+                    positions.push(Point3::new(coord(g[0]), coord(g[1]), coord(g[2])));
+                    (positions.len() - 1) as u32
+                })
+            };
+            for j in 0..n {
+                for i in 0..n {
+                    let (a, b, c, d) = (vid(i, j), vid(i + 1, j), vid(i + 1, j + 1), vid(i, j + 1));
+                    // (ua x va) = +axis: counter-clockwise seen from +axis.
+                    if side == n {
+                        triangles.push([a, b, c]);
+                        triangles.push([a, c, d]);
+                    } else {
+                        triangles.push([a, c, b]);
+                        triangles.push([a, d, c]);
+                    }
+                }
+            }
+        }
+    }
+    TestMesh {
+        name: format!("box_{n}"),
+        positions,
+        triangles,
+    }
+}
+
+/// A bipyramid over a regular `n`-gon: two apex vertices of valence `n`. Closed, convex.
+pub fn bipyramid(n: usize) -> TestMesh {
+    let mut positions: Vec<Point3<f32>> = (0..n)
+        .map(|i| {
+            let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+            Point3::new(a.cos() as f32, a.sin() as f32, 0.0)
+        })
+        .collect();
+    positions.push(Point3::new(0.0, 0.0, 1.0));
+    positions.push(Point3::new(0.0, 0.0, -1.0));
+    let (top, bottom) = (n as u32, n as u32 + 1);
+    let mut triangles = Vec::new();
+    for i in 0..n as u32 {
+        let j = (i + 1) % n as u32;
+        triangles.push([i, j, top]);
+        triangles.push([j, i, bottom]);
+    }
+    TestMesh {
+        name: format!("bipyramid_{n}"),
+        positions,
+        triangles,
+    }
+}
+
+/// A torus (closed, not convex: saddle vertices on the inner side).
+pub fn torus(rings: usize, segments: usize, big: f32, small: f32) -> TestMesh {
+    let mut positions = Vec::new();
+    for i in 0..rings {
+        let a = 2.0 * std::f32::consts::PI * i as f32 / rings as f32;
+        for j in 0..segments {
+            let b = 2.0 * std::f32::consts::PI * j as f32 / segments as f32;
+            let r = big + small * b.cos();
+            positions.push(Point3::new(r * a.cos(), r * a.sin(), small * b.sin()));
+        }
+    }
+    let v = |i: usize, j: usize| ((i % rings) * segments + j % segments) as u32;
+    let mut triangles = Vec::new();
+    for i in 0..rings {
+        for j in 0..segments {
+            triangles.push([v(i, j), v(i + 1, j), v(i + 1, j + 1)]);
+            triangles.push([v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
+        }
+    }
+    TestMesh {
+        name: format!("torus_{rings}x{segments}"),
+        positions,
+        triangles,
+    }
+}
+
+/// `assets/bunny.obj`, read with a minimal `v` / `f` parser (faces fanned into triangles).
+pub fn bunny() -> TestMesh {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
+    let text = std::fs::read_to_string(path).expect("assets/bunny.obj");
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let c: Vec<f32> = it.take(3).map(|s| s.parse().unwrap()).collect();
+                positions.push(Point3::new(c[0], c[1], c[2]));
+            }
+            Some("f") => {
+                let idx: Vec<u32> = it
+                    .map(|s| s.split('/').next().unwrap().parse::<u32>().unwrap() - 1)
+                    .collect();
+                for k in 1..idx.len() - 1 {
+                    triangles.push([idx[0], idx[k], idx[k + 1]]);
+                }
+            }
+            _ => {}
+        }
+    }
+    TestMesh {
+        name: "bunny".into(),
+        positions,
+        triangles,
+    }
+}
+
+/// Incoherent rays: origins on a sphere of 1.5x the box's half-diagonal, aimed at uniform
+/// points inside the box.
+pub fn random_rays(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
+    let mut rng = Rng::new(seed);
+    let c = b.center();
+    let r = b.half_extents().norm() * 1.5;
+    (0..n)
+        .map(|_| {
+            let o = c + rng.unit() * r;
+            let target = rng.point_in(b);
+            Ray::new(o, target - o)
+        })
+        .collect()
+}
+
+/// Primary rays of a perspective camera (50 degrees vertical, 16:9) looking at the box's
+/// centre from outside its bounding sphere, at random pixels; unit directions.
+pub fn camera_rays(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
+    let mut rng = Rng::new(seed);
+    let c = b.center();
+    let radius = b.half_extents().norm();
+    let fov = 50f32.to_radians();
+    // Closer than the bounding sphere's fit, so that most pixels see the mesh.
+    let dist = 0.8 * radius / (fov / 2.0).tan();
+    let view = Vector3::new(0.3, -0.5, 0.8).normalize();
+    let eye = c - view * dist;
+    let right = view.cross(&Vector3::z()).normalize();
+    let up = right.cross(&view);
+    let h = (fov / 2.0).tan();
+    let w = h * 16.0 / 9.0;
+    (0..n)
+        .map(|_| {
+            let (sx, sy) = (rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+            Ray::new(eye, (view + right * (sx * w) + up * (sy * h)).normalize())
+        })
+        .collect()
+}
+
+/// Rays starting inside the box in random directions (origin may be inside a closed mesh).
+pub fn inner_rays(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| Ray::new(rng.point_in(b), rng.unit() * rng.range(0.1, 3.0)))
+        .collect()
+}
+
+// ---- f64 oracle ----
+
+pub type V64 = [f64; 3];
+
+pub fn v64(p: &Point3<f32>) -> V64 {
+    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
+}
+pub fn d64(v: &Vector3<f32>) -> V64 {
+    [f64::from(v.x), f64::from(v.y), f64::from(v.z)]
+}
+pub fn sub(a: V64, b: V64) -> V64 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+pub fn add(a: V64, b: V64) -> V64 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+pub fn scale3(a: V64, s: f64) -> V64 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+pub fn dot(a: V64, b: V64) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+pub fn cross(a: V64, b: V64) -> V64 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+pub fn norm(a: V64) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// A float64 ray/triangle result, inside or not.
+#[derive(Clone, Copy, Debug)]
+pub struct OracleHit {
+    pub t: f64,
+    /// Smallest barycentric weight: >= 0 inside, its size says how close to an edge.
+    pub margin: f64,
+    /// |cos| of the angle between ray and triangle plane normal (small = grazing).
+    pub cos: f64,
+    /// Ray direction against the normal.
+    pub front: bool,
+}
+
+/// Möller–Trumbore in f64, without the inside test (the caller reads `margin`).
+pub fn ray_tri_f64(ray: &Ray, tri: &[Point3<f32>; 3]) -> Option<OracleHit> {
+    let (o, d) = (v64(&ray.origin), d64(&ray.dir));
+    let (a, b, c) = (v64(&tri[0]), v64(&tri[1]), v64(&tri[2]));
+    let (e1, e2) = (sub(b, a), sub(c, a));
+    let n = cross(e1, e2);
+    let p = cross(d, e2);
+    let det = dot(e1, p);
+    if det == 0.0 || norm(n) == 0.0 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = sub(o, a);
+    let u = dot(s, p) * inv;
+    let q = cross(s, e1);
+    let v = dot(d, q) * inv;
+    let t = dot(e2, q) * inv;
+    let w = 1.0 - u - v;
+    Some(OracleHit {
+        t,
+        margin: u.min(v).min(w),
+        cos: (dot(n, d) / (norm(n) * norm(d))).abs(),
+        front: dot(n, d) < 0.0,
+    })
+}
+
+/// Relative size of the "tiny band" around edges within which oracle and mesh may disagree.
+pub const BAND: f64 = 1e-4;
+
+/// The oracle's view of one ray: the closest strict-inside hit, and whether any triangle
+/// makes the answer ambiguous (a hit or near-hit within the band of an edge, or grazing).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OracleClosest {
+    pub hit: Option<(f64, usize)>,
+    pub ambiguous_before: f64,
+}
+
+/// Brute force over all triangles in f64: the closest hit with t in [t_min, t_max] (ties:
+/// lowest index), and the smallest t of any ambiguous (near-edge or grazing) triangle.
+pub fn oracle_closest(m: &TestMesh, ray: &Ray, t_min: f32, t_max: f32) -> OracleClosest {
+    let mut best: Option<(f64, usize)> = None;
+    let mut amb = f64::INFINITY;
+    for i in 0..m.triangles.len() {
+        let Some(h) = ray_tri_f64(ray, &m.tri(i)) else {
+            continue;
+        };
+        let in_t = h.t >= f64::from(t_min) && h.t <= f64::from(t_max);
+        let near_t = h.t >= f64::from(t_min) * (1.0 + 1e-5) - 1e-6
+            && h.t <= f64::from(t_max) * (1.0 + 1e-5) + 1e-6;
+        if near_t && (h.margin.abs() < BAND || h.cos < 1e-4) && h.margin > -BAND {
+            amb = amb.min(h.t);
+        }
+        if in_t && h.margin >= 0.0 && best.is_none_or(|(bt, _)| h.t < bt) {
+            best = Some((h.t, i));
+        }
+    }
+    OracleClosest {
+        hit: best,
+        ambiguous_before: amb,
+    }
+}
+
+/// Brute force in f64: every strict-inside hit in [t_min, t_max], sorted, and whether any
+/// hit lies in the ambiguous band.
+pub fn oracle_all(m: &TestMesh, ray: &Ray, t_min: f32, t_max: f32) -> (Vec<(f64, usize)>, bool) {
+    let mut hits = Vec::new();
+    let mut ambiguous = false;
+    for i in 0..m.triangles.len() {
+        let Some(h) = ray_tri_f64(ray, &m.tri(i)) else {
+            continue;
+        };
+        if h.t >= f64::from(t_min) * (1.0 + 1e-5) - 1e-6
+            && h.t <= f64::from(t_max) * (1.0 + 1e-5) + 1e-6
+            && h.margin > -BAND
+            && (h.margin.abs() < BAND || h.cos < 1e-4)
+        {
+            ambiguous = true;
+        }
+        if h.t >= f64::from(t_min) && h.t <= f64::from(t_max) && h.margin >= 0.0 {
+            hits.push((h.t, i));
+        }
+    }
+    hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    (hits, ambiguous)
+}
+
+/// Relative difference, guarded near 0.
+pub fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / a.abs().max(b.abs()).max(1e-6)
+}
+
+/// Closest point on a triangle in f64 by an independent method: the plane projection if
+/// inside, else the closest of the three edges. Returns the squared distance.
+pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
+    let p = v64(p);
+    let [a, b, c] = tri.map(|x| v64(&x));
+    let seg = |a: V64, b: V64| {
+        let ab = sub(b, a);
+        let l = dot(ab, ab);
+        let s = if l > 0.0 {
+            (dot(sub(p, a), ab) / l).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = sub(add(a, scale3(ab, s)), p);
+        dot(q, q)
+    };
+    let mut best = seg(a, b).min(seg(b, c)).min(seg(c, a));
+    let n = cross(sub(b, a), sub(c, a));
+    let nn = dot(n, n);
+    if nn > 0.0 {
+        let dist = dot(sub(p, a), n) / nn;
+        let q = sub(p, scale3(n, dist));
+        // Inside test by the signs of the sub-triangle normals.
+        let inside = [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(x, y)| dot(cross(sub(y, x), sub(q, x)), n) >= 0.0);
+        if inside {
+            let d = sub(q, p);
+            best = best.min(dot(d, d));
+        }
+    }
+    best
+}
