@@ -40,6 +40,7 @@ pub enum DepthRange {
 pub struct Frustum {
     planes: [Plane; 6],
     corners: Option<[Point3<Real>; 8]>,
+    hull: Option<Hull>,
 }
 
 impl Frustum {
@@ -57,12 +58,27 @@ impl Frustum {
     pub const FAR: usize = 5;
 
     /// A frustum from six planes with outward normals, in the order left, right, bottom, top,
-    /// near, far. The corners are computed by intersecting plane triples; they are `None`
-    /// when some triple has no single finite intersection point.
+    /// near, far. The corners are computed by intersecting plane triples (in f64); they are
+    /// `None` when some triple has no single finite intersection point. A far plane at
+    /// infinity (offset `+inf`) is understood: the frustum is then the near face swept along
+    /// its four side edges, and the exact tests still use that shape.
     #[must_use]
     pub fn from_planes(planes: [Plane; 6]) -> Self {
-        let corners = corners_of(&planes);
-        Self { planes, corners }
+        let hull = Hull::of(&planes);
+        let corners = match &hull {
+            Some(h) if h.n_rays == 0 => {
+                let c = h.verts.map(|v| Point3::from(v.cast::<Real>()));
+                c.iter()
+                    .all(|p| p.iter().all(|x| x.is_finite()))
+                    .then_some(c)
+            }
+            _ => None,
+        };
+        Self {
+            planes,
+            corners,
+            hull,
+        }
     }
 
     /// The frustum of a view-projection matrix (Gribb and Hartmann): a world point `p` is
@@ -187,19 +203,121 @@ impl Frustum {
     }
 }
 
-fn corners_of(planes: &[Plane; 6]) -> Option<[Point3<Real>; 8]> {
-    let mut out = [Point3::origin(); 8];
-    for (i, c) in out.iter_mut().enumerate() {
-        let a = &planes[if i & 1 == 0 { 0 } else { 1 }];
-        let b = &planes[if i & 2 == 0 { 2 } else { 3 }];
-        let z = &planes[if i & 4 == 0 { 4 } else { 5 }];
-        *c = intersect3(a, b, z)?;
+type V64 = nalgebra::Vector3<f64>;
+
+/// The frustum as a convex point set for separating-axis tests, in f64: finite vertices plus,
+/// for an infinite far plane, the directions of the four side edges.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Hull {
+    /// Vertices; the first `n_verts` are used (8 when bounded, the 4 near corners when not).
+    pub verts: [V64; 8],
+    pub n_verts: usize,
+    /// Unit directions of the unbounded side edges (`n_rays` is 0 or 4).
+    pub rays: [V64; 4],
+    pub n_rays: usize,
+    /// Edge directions; the first `n_edges` are used (12 bounded, 8 unbounded).
+    pub edges: [V64; 12],
+    pub n_edges: usize,
+    /// Largest vertex coordinate magnitude, for tolerances.
+    pub scale: f64,
+}
+
+impl Hull {
+    fn of(planes: &[Plane; 6]) -> Option<Self> {
+        let corner = |i: usize, z: &Plane| {
+            intersect3(
+                &planes[if i & 1 == 0 { 0 } else { 1 }],
+                &planes[if i & 2 == 0 { 2 } else { 3 }],
+                z,
+            )
+        };
+        let mut h = Hull {
+            verts: [V64::zeros(); 8],
+            n_verts: 0,
+            rays: [V64::zeros(); 4],
+            n_rays: 0,
+            edges: [V64::zeros(); 12],
+            n_edges: 0,
+            scale: 0.0,
+        };
+        let (near, far) = (&planes[4], &planes[5]);
+        if far.offset == Real::INFINITY && far.normal.iter().all(|c| c.is_finite()) {
+            let nn = near.normal.into_inner().cast::<f64>();
+            for i in 0..4 {
+                h.verts[i] = corner(i, near)?;
+                let a = planes[if i & 1 == 0 { 0 } else { 1 }].normal.into_inner();
+                let b = planes[if i & 2 == 0 { 2 } else { 3 }].normal.into_inner();
+                let d = a.cast::<f64>().cross(&b.cast::<f64>());
+                // Away from the near plane, into the depth of the frustum.
+                let d = if d.dot(&nn) > 0.0 { -d } else { d };
+                h.rays[i] = d.try_normalize(1e-12)?;
+            }
+            h.n_verts = 4;
+            h.n_rays = 4;
+            for (k, (a, b)) in [(0, 1), (2, 3), (0, 2), (1, 3)].into_iter().enumerate() {
+                h.edges[k] = h.verts[b] - h.verts[a];
+            }
+            h.edges[4..8].copy_from_slice(&h.rays);
+            h.n_edges = 8;
+        } else {
+            for i in 0..8 {
+                h.verts[i] = corner(i, &planes[if i & 4 == 0 { 4 } else { 5 }])?;
+            }
+            h.n_verts = 8;
+            let mut k = 0;
+            for i in 0..8 {
+                for bit in [1, 2, 4] {
+                    if i & bit == 0 {
+                        h.edges[k] = h.verts[i | bit] - h.verts[i];
+                        k += 1;
+                    }
+                }
+            }
+            h.n_edges = k;
+        }
+        h.scale = h.verts[..h.n_verts]
+            .iter()
+            .flat_map(|v| v.iter())
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        Some(h)
     }
-    Some(out)
+
+    /// The interval of the frustum projected on `axis` (infinite ends for side edges that
+    /// run that way).
+    pub fn project(&self, axis: &V64) -> (f64, f64) {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in &self.verts[..self.n_verts] {
+            let d = axis.dot(v);
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        for r in &self.rays[..self.n_rays] {
+            let d = axis.dot(r);
+            if d > 0.0 {
+                hi = f64::INFINITY;
+            }
+            if d < 0.0 {
+                lo = f64::NEG_INFINITY;
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Slack for "strictly separated": plane offsets and normals are f32, so a gap must
+    /// exceed a few f32 ulps of the coordinates involved.
+    pub fn tolerance(&self, other_scale: f64, axis_len: f64) -> f64 {
+        8.0 * f64::from(Real::EPSILON) * self.scale.max(other_scale) * axis_len
+    }
+}
+
+impl Frustum {
+    pub(crate) fn hull(&self) -> Option<&Hull> {
+        self.hull.as_ref()
+    }
 }
 
 /// The point on three planes, in f64; `None` when they do not meet in one finite point.
-fn intersect3(a: &Plane, b: &Plane, c: &Plane) -> Option<Point3<Real>> {
+fn intersect3(a: &Plane, b: &Plane, c: &Plane) -> Option<V64> {
     let n = |p: &Plane| p.normal.into_inner().cast::<f64>();
     let (n1, n2, n3) = (n(a), n(b), n(c));
     let (d1, d2, d3) = (a.offset as f64, b.offset as f64, c.offset as f64);
@@ -208,6 +326,5 @@ fn intersect3(a: &Plane, b: &Plane, c: &Plane) -> Option<Point3<Real>> {
         return None;
     }
     let x = (n2.cross(&n3) * d1 + n3.cross(&n1) * d2 + n1.cross(&n2) * d3) / denom;
-    let p = Point3::from(x.cast::<Real>());
-    p.iter().all(|c| c.is_finite()).then_some(p)
+    x.iter().all(|c| c.is_finite()).then_some(x)
 }

@@ -1,12 +1,12 @@
 //! Frustum against axis-aligned box classification.
 
-use crate::{plane_aabb, Aabb, Classification, Frustum, Plane, Point3, Real};
+use crate::{plane_aabb, Aabb, Classification, Frustum, Plane};
 
 /// Classifies `aabb` against `frustum`.
 ///
 /// [`Classification::Inside`] when the box is inside all six planes; `Outside` when it is
-/// strictly outside one plane, or when the frustum's corner box (from
-/// [`Frustum::corners`]) is strictly separated from it along a world axis; otherwise
+/// strictly outside one plane, or when the frustum (its corners, or for an infinite far plane
+/// its near corners and side edges) is strictly separated from it along a world axis; otherwise
 /// `Intersecting`. Conservative: a box near a frustum edge that misses the frustum may still
 /// be `Intersecting` (only face and world axes are tried, not the full separating-axis
 /// set), but an overlapping box is never `Outside`.
@@ -30,11 +30,18 @@ pub fn frustum_aabb(frustum: &Frustum, aabb: &Aabb) -> Classification {
     if c != Classification::Intersecting {
         return c;
     }
-    if let Some(corners) = frustum.corners() {
-        let fb = Aabb::from_points(corners);
-        let apart = (0..3).any(|i| fb.min[i] > aabb.max[i] || fb.max[i] < aabb.min[i]);
-        if apart {
-            return Classification::Outside;
+    if let Some(hull) = frustum.hull() {
+        let scale = aabb
+            .min
+            .iter()
+            .chain(aabb.max.iter())
+            .fold(0.0f64, |m, x| m.max(x.abs() as f64));
+        for i in 0..3 {
+            let (lo, hi) = hull.project(&nalgebra::Vector3::ith(i, 1.0));
+            let tol = hull.tolerance(scale, 1.0);
+            if lo > aabb.max[i] as f64 + tol || hi < aabb.min[i] as f64 - tol {
+                return Classification::Outside;
+            }
         }
     }
     Classification::Intersecting
@@ -58,14 +65,4 @@ pub(crate) fn classify_planes(
     } else {
         Classification::Intersecting
     }
-}
-
-/// Min and max of the corners projected on `axis`.
-pub(crate) fn project(points: &[Point3<Real>], axis: &crate::Vector3<Real>) -> (Real, Real) {
-    points
-        .iter()
-        .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
-            let d = axis.dot(&p.coords);
-            (lo.min(d), hi.max(d))
-        })
 }

@@ -1,13 +1,12 @@
 //! Frustum against oriented box classification.
 
-use crate::frustum_aabb::{classify_planes, project};
+use crate::frustum_aabb::classify_planes;
 use crate::{plane_obb, Classification, Frustum, Obb};
 
 /// Classifies `obb` against `frustum`.
 ///
 /// Like [`crate::frustum_aabb()`]: `Inside` when inside all six planes, `Outside` when strictly
-/// outside one plane or strictly separated from the frustum's corners along one of the box's
-/// own axes, otherwise `Intersecting` (conservative: never `Outside` for an overlapping box,
+/// outside one plane or strictly separated from the frustum along one of the box's own axes, otherwise `Intersecting` (conservative: never `Outside` for an overlapping box,
 /// possibly `Intersecting` for a box that misses near a frustum edge).
 ///
 /// A negative half-extent (empty box) is `Outside`; NaN gives `Intersecting`.
@@ -29,13 +28,16 @@ pub fn frustum_obb(frustum: &Frustum, obb: &Obb) -> Classification {
     if c != Classification::Intersecting {
         return c;
     }
-    if let Some(corners) = frustum.corners() {
+    if let Some(hull) = frustum.hull() {
+        let c64 = obb.center.coords.cast::<f64>();
+        let scale = c64.amax() + obb.half_extents.cast::<f64>().amax();
         for i in 0..3 {
-            let axis = obb.axis(i);
-            let (lo, hi) = project(corners, &axis);
-            let c = axis.dot(&obb.center.coords);
-            let h = obb.half_extents[i];
-            if lo > c + h || hi < c - h {
+            let axis = obb.axis(i).cast::<f64>();
+            let (lo, hi) = hull.project(&axis);
+            let c = axis.dot(&c64);
+            let h = obb.half_extents[i] as f64;
+            let tol = hull.tolerance(scale, axis.norm());
+            if lo > c + h + tol || hi < c - h - tol {
                 return Classification::Outside;
             }
         }

@@ -1,12 +1,12 @@
 //! Frustum against sphere classification.
 
 use crate::frustum_aabb::classify_planes;
-use crate::{aabb_sphere, plane_sphere, Aabb, Classification, Frustum, Sphere};
+use crate::{plane_sphere, Classification, Frustum, Sphere};
 
 /// Classifies `sphere` against `frustum`.
 ///
 /// `Inside` when inside all six planes; `Outside` when strictly outside one plane or
-/// separated from the box of the frustum's corners; otherwise `Intersecting`. Conservative
+/// separated from the frustum's bounding box; otherwise `Intersecting`. Conservative
 /// near frustum edges and corners (a sphere there may be `Intersecting` while missing),
 /// never `Outside` for an overlapping sphere.
 ///
@@ -29,11 +29,21 @@ pub fn frustum_sphere(frustum: &Frustum, sphere: &Sphere) -> Classification {
     if c != Classification::Intersecting {
         return c;
     }
-    if let Some(corners) = frustum.corners() {
-        let fb = Aabb::from_points(corners);
-        let finite = sphere.center.iter().all(|x| x.is_finite()) && sphere.radius.is_finite();
-        if finite && !aabb_sphere(&fb, sphere) {
-            return Classification::Outside;
+    if let Some(hull) = frustum.hull() {
+        let c = sphere.center.coords.cast::<f64>();
+        let r = sphere.radius as f64;
+        if c.iter().all(|x| x.is_finite()) && r.is_finite() {
+            // Distance from the centre to the frustum's bounding box (possibly unbounded).
+            let mut d2 = 0.0;
+            for i in 0..3 {
+                let (lo, hi) = hull.project(&nalgebra::Vector3::ith(i, 1.0));
+                let d = (lo - c[i]).max(c[i] - hi).max(0.0);
+                d2 += d * d;
+            }
+            let tol = hull.tolerance(c.amax() + r, 1.0);
+            if d2.sqrt() > r + tol {
+                return Classification::Outside;
+            }
         }
     }
     Classification::Intersecting

@@ -8,15 +8,15 @@ use crate::{Classification, Frustum, Triangle};
 /// (touching is `Intersecting`, as for the other kernels);
 /// `Outside` only when the triangle is truly separated from the frustum: strictly outside
 /// one frustum plane, or separated along the triangle's normal or along a cross product of a
-/// frustum edge and a triangle edge (the full separating-axis set, used when the frustum's
-/// corners are finite). Otherwise `Intersecting`.
+/// frustum edge and a triangle edge (the full separating-axis set). Otherwise
+/// `Intersecting`.
 ///
 /// Conservativeness: plane distances are evaluated in f64 against the planes as stored and
-/// are exact for practical purposes. The edge axes use the corners, which are rounded to
-/// f32, so a separation must exceed a few f32 ulps of the coordinates to count; a triangle
-/// closer than that is `Intersecting`. For a frustum without finite corners (an infinite far
-/// plane) only the six planes are tried, so a triangle missing the frustum near an edge may
-/// be `Intersecting`. Degenerate triangles are tested as the segment or point they are.
+/// are exact for practical purposes. The other axes project the frustum's corners (computed
+/// in f64 from the f32 planes), so there a separation must exceed a few f32 ulps of the
+/// coordinates to count; a triangle closer than that is `Intersecting`. A frustum with its
+/// far plane at infinity is handled exactly too (its side edges are unbounded). Only when the
+/// corners cannot be computed (a degenerate frustum) are the six planes tried alone. Degenerate triangles are tested as the segment or point they are.
 /// A NaN or infinite corner gives `Intersecting`.
 ///
 /// ```
@@ -56,13 +56,11 @@ pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
     if all_inside {
         return Classification::Inside;
     }
-    let Some(corners) = frustum.corners() else {
+    let Some(hull) = frustum.hull() else {
         return Classification::Intersecting;
     };
-    let c: [nalgebra::Vector3<f64>; 8] = corners.map(|p| p.coords.cast::<f64>());
-    let scale = c
+    let tri_scale = v
         .iter()
-        .chain(v.iter())
         .flat_map(|p| p.iter())
         .fold(0.0f64, |m, x| m.max(x.abs()));
     let e = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
@@ -71,36 +69,23 @@ pub fn frustum_triangle(frustum: &Frustum, tri: &Triangle) -> Classification {
         if !(len > 0.0) {
             return false;
         }
-        let (mut flo, mut fhi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in &c {
-            let d = axis.dot(p);
-            flo = flo.min(d);
-            fhi = fhi.max(d);
-        }
+        let (flo, fhi) = hull.project(&axis);
         let (mut tlo, mut thi) = (f64::INFINITY, f64::NEG_INFINITY);
         for p in &v {
             let d = axis.dot(p);
             tlo = tlo.min(d);
             thi = thi.max(d);
         }
-        // Corners carry f32 rounding: demand a gap of a few f32 ulps of the coordinates.
-        let tol = 8.0 * f32::EPSILON as f64 * scale * len;
+        let tol = hull.tolerance(tri_scale, len);
         tlo > fhi + tol || thi < flo - tol
     };
     if separated(e[0].cross(&e[1])) {
         return Classification::Outside;
     }
-    // The 12 frustum edges join corners that differ in one index bit.
-    for i in 0..8 {
-        for bit in [1, 2, 4] {
-            if i & bit != 0 {
-                continue;
-            }
-            let fe = c[i | bit] - c[i];
-            for te in &e {
-                if separated(fe.cross(te)) {
-                    return Classification::Outside;
-                }
+    for fe in &hull.edges[..hull.n_edges] {
+        for te in &e {
+            if separated(fe.cross(te)) {
+                return Classification::Outside;
             }
         }
     }

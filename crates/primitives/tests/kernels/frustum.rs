@@ -147,6 +147,28 @@ fn frustum_infinite_reversed_z() {
     assert_eq!(frustum_sphere(&f, &far_sphere), Inside);
     let behind = Aabb::new(p3(-1.0, -1.0, 1.0), p3(1.0, 1.0, 2.0));
     assert_eq!(frustum_aabb(&f, &behind), Outside);
+    // Exact separation also without a far plane: a triangle beyond the side edge through
+    // (1, 1, -1) (90 degree field of view), culled only by an edge x edge axis.
+    let m = infinite_reversed(1.0, std::f32::consts::FRAC_PI_2, 0.1);
+    let f = Frustum::from_view_projection(&m, DepthRange::OneToZero);
+    let beyond = Triangle::new(
+        p3(-9.0, 34.0, -10.0),
+        p3(34.0, -9.0, -10.0),
+        p3(50.0, 50.0, -13.0),
+    );
+    assert_eq!(frustum_triangle(&f, &beyond), Outside);
+    let across = Triangle::new(
+        p3(-9.0, 24.0, -10.0),
+        p3(24.0, -9.0, -10.0),
+        p3(50.0, 50.0, -13.0),
+    );
+    assert_eq!(frustum_triangle(&f, &across), Intersecting);
+    let deep = Triangle::new(
+        p3(-1.0, -1.0, -1e6),
+        p3(1.0, -1.0, -1e6),
+        p3(0.0, 1.0, -1e6),
+    );
+    assert_eq!(frustum_triangle(&f, &deep), Inside);
     // Standard OpenGL infinite projection (far = inf): the far plane is also at infinity.
     let mut gl = Perspective3::new(1.0, 1.0, 0.1, 100.0).to_homogeneous();
     gl[(2, 2)] = -1.0;
