@@ -6,4 +6,4 @@
 pub mod camera;
 pub mod mesh;
 
-pub use mesh::{Hit, Mesh, MeshError, NearestPoint, RayQuery};
+pub use mesh::{FrustumSelection, Hit, Mesh, MeshError, NearestPoint, RayQuery};

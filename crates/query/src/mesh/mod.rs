@@ -9,6 +9,7 @@ mod batch;
 mod error;
 mod kernel;
 mod nearest;
+mod overlap;
 mod ray;
 
 use raypick_bvh::{BuildConfig, Bvh};
@@ -16,6 +17,7 @@ use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 pub use error::MeshError;
 pub use nearest::NearestPoint;
+pub use overlap::FrustumSelection;
 pub use ray::{Hit, RayQuery};
 
 /// A triangle mesh with a BVH, answering ray, nearest-point and overlap queries.
