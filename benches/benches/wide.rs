@@ -1,0 +1,185 @@
+//! Wide BVH traversal (`raypick_bvh::wide`) against the binary tree: closest hit on real
+//! triangles with the watertight test, single thread, every SIMD path.
+//!
+//! `cargo bench -p raypick-benches --bench wide` runs every workload and both ray sets;
+//! `RAYPICK_WIDE_WORKLOADS=bunny,soup_100k` picks workloads, `RAYPICK_WIDE_RAYS` the rays per
+//! iteration (default 20,000, a prefix of the workload's ray set). Before timing, every
+//! variant's hit count and sum of hit distances is checked against the binary tree's.
+
+use std::hint::black_box;
+use std::ops::{ControlFlow, Range};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use raypick_benches::{BenchRay, MeshData, RaySet, Workload};
+use raypick_bvh::wide::{Bvh4, Bvh8, SimdPath};
+use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::{Aabb, Cull, Point3, Ray, WatertightRay};
+
+/// A mesh as a closest-hit query wants it: triangles in leaf order, and the trees.
+struct Scene {
+    tris: Vec<[Point3<f32>; 3]>,
+    bvh: Bvh,
+    w4: Bvh4,
+    w8: Bvh8,
+}
+
+impl Scene {
+    fn new(mesh: &MeshData) -> Scene {
+        let tris: Vec<[Point3<f32>; 3]> = (0..mesh.triangles.len())
+            .map(|i| mesh.triangle(i).expect("generated meshes are valid"))
+            .collect();
+        let boxes: Vec<Aabb> = tris.iter().map(|t| Aabb::from_points(t)).collect();
+        let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).expect("valid boxes");
+        let tris = bvh
+            .prim_indices()
+            .iter()
+            .map(|&p| tris[p as usize])
+            .collect();
+        let w4 = Bvh4::from_bvh(&bvh);
+        let w8 = Bvh8::from_bvh(&bvh);
+        Scene { tris, bvh, w4, w8 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    Binary,
+    Wide4(SimdPath),
+    Wide8(SimdPath),
+}
+
+impl Variant {
+    fn name(self) -> String {
+        match self {
+            Variant::Binary => "binary".into(),
+            Variant::Wide4(p) => format!("bvh4_{p:?}").to_lowercase(),
+            Variant::Wide8(p) => format!("bvh8_{p:?}").to_lowercase(),
+        }
+    }
+}
+
+fn variants() -> Vec<Variant> {
+    let mut v = vec![Variant::Binary];
+    for p in SimdPath::available() {
+        if p != SimdPath::Avx2 {
+            v.push(Variant::Wide4(p));
+        }
+    }
+    v.extend(SimdPath::available().map(Variant::Wide8));
+    v
+}
+
+/// Closest hit of one ray: (leaf-order position, t), or `None`.
+#[inline(always)]
+fn closest(scene: &Scene, v: Variant, ray: &Ray, t_max: f32) -> Option<(usize, f32)> {
+    let wr = WatertightRay::new(ray);
+    let mut best = None;
+    let tris = &scene.tris;
+    let leaf = |range: Range<usize>, t_max: &mut f32| {
+        for pos in range {
+            let [a, b, c] = &tris[pos];
+            if let Some(h) = wr.intersect(a, b, c, 0.0, *t_max, Cull::None) {
+                *t_max = h.t;
+                best = Some((pos, h.t));
+            }
+        }
+        ControlFlow::Continue(())
+    };
+    match v {
+        Variant::Binary => scene.bvh.traverse_ray(ray, 0.0, t_max, leaf),
+        Variant::Wide4(p) => scene.w4.traverse_ray_with(p, ray, 0.0, t_max, leaf),
+        Variant::Wide8(p) => scene.w8.traverse_ray_with(p, ray, 0.0, t_max, leaf),
+    }
+    best
+}
+
+fn run(scene: &Scene, v: Variant, rays: &[BenchRay]) -> (usize, f64) {
+    let mut hits = 0;
+    let mut sum = 0.0f64;
+    for r in rays {
+        if let Some((_, t)) = closest(scene, v, &r.ray, r.t_max) {
+            hits += 1;
+            sum += f64::from(t);
+        }
+    }
+    (hits, sum)
+}
+
+fn workloads() -> Vec<Workload> {
+    match std::env::var("RAYPICK_WIDE_WORKLOADS") {
+        Ok(list) => list.split(',').filter_map(Workload::from_name).collect(),
+        Err(_) => Workload::ALL.to_vec(),
+    }
+}
+
+fn bench_wide(c: &mut Criterion) {
+    let n_rays: usize = std::env::var("RAYPICK_WIDE_RAYS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    for w in workloads() {
+        let mesh = match w.mesh() {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("skipping {w}: {e}");
+                continue;
+            }
+        };
+        let scene = Scene::new(&mesh);
+        let ntri = scene.tris.len() as f64;
+        eprintln!(
+            "{w}: {} triangles; nodes: binary {:.1} B/tri (depth {}), bvh4 {:.1} B/tri (depth {}), bvh8 {:.1} B/tri (depth {})",
+            scene.tris.len(),
+            std::mem::size_of_val(scene.bvh.nodes()) as f64 / ntri,
+            scene.bvh.depth(),
+            scene.w4.memory_bytes() as f64 / ntri,
+            scene.w4.depth(),
+            scene.w8.memory_bytes() as f64 / ntri,
+            scene.w8.depth(),
+        );
+        for set in RaySet::ALL {
+            let rays = set.rays(w, &mesh, n_rays);
+            let reference = run(&scene, Variant::Binary, &rays);
+            eprintln!(
+                "{w}/{}: checksum {} hits, sum t {:.6}",
+                set.name(),
+                reference.0,
+                reference.1
+            );
+            let mut group = c.benchmark_group(format!("wide_closest/{w}/{}", set.name()));
+            group.sample_size(10);
+            group.throughput(Throughput::Elements(rays.len() as u64));
+            for v in variants() {
+                let got = run(&scene, v, &rays);
+                assert_eq!(
+                    got.0,
+                    reference.0,
+                    "{w}/{}: {} hit count",
+                    set.name(),
+                    v.name()
+                );
+                assert!(
+                    (got.1 - reference.1).abs() <= 1e-9 * reference.1.abs().max(1.0),
+                    "{w}/{}: {} checksum {} vs {}",
+                    set.name(),
+                    v.name(),
+                    got.1,
+                    reference.1
+                );
+                group.bench_with_input(BenchmarkId::from_parameter(v.name()), &v, |b, &v| {
+                    b.iter(|| black_box(run(&scene, v, black_box(&rays))))
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    targets = bench_wide
+}
+criterion_main!(benches);
