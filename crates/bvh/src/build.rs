@@ -450,6 +450,8 @@ fn bin_of(c: f32, cmin: f32, scale: f32, last: f32) -> usize {
 struct Binning {
     cmin: [f32; 4],
     scale: [f32; 4],
+    /// `Some(axis)`: bin along that axis only.
+    single: Option<usize>,
     /// Index of the last bin.
     last: usize,
 }
@@ -473,11 +475,21 @@ impl Bins {
 
 /// Bins `prims` into the first `bn.last + 1` bins of each axis (only those are reset).
 fn bin_into(prims: &[PrimRef], bn: &Binning, bins: &mut Bins) {
-    for a in 0..3 {
+    for a in bn.single.map_or(0..3, |a| a..a + 1) {
         bins.boxes[a][..=bn.last].fill(Box3::EMPTY);
         bins.counts[a][..=bn.last].fill(0);
     }
     let last = bn.last as f32;
+    if let Some(a) = bn.single {
+        let (cmin, scale) = (bn.cmin[a], bn.scale[a]);
+        for p in prims {
+            let c = p.min[a] * 0.5 + p.max[a] * 0.5;
+            let k = bin_of(c, cmin, scale, last);
+            bins.boxes[a][k].grow(&p.min, &p.max);
+            bins.counts[a][k] += 1;
+        }
+        return;
+    }
     for p in prims {
         let c = p.centroid();
         let mut ks = [0usize; 4];
@@ -494,6 +506,7 @@ fn bin_into(prims: &[PrimRef], bn: &Binning, bins: &mut Bins) {
 fn merge_bins(mut x: Box<Bins>, y: Box<Bins>, nb: usize) -> Box<Bins> {
     for a in 0..3 {
         for k in 0..nb {
+            // Axes not binned hold stale data on both sides; merging it is harmless.
             x.boxes[a][k] = x.boxes[a][k].union(&y.boxes[a][k]);
             x.counts[a][k] += y.counts[a][k];
         }
@@ -550,8 +563,18 @@ fn decide(
     let mut bn = Binning {
         cmin: [cbounds.min[0], cbounds.min[1], cbounds.min[2], 0.0],
         scale: [0.0; 4],
+        single: None,
         last: nb - 1,
     };
+    if !cfg.all_axes {
+        let mut axis = 0;
+        for a in 1..3 {
+            if cbounds.extent(a) > cbounds.extent(axis) {
+                axis = a;
+            }
+        }
+        bn.single = Some(axis);
+    }
     for a in 0..3 {
         let e = cbounds.extent(a);
         // A zero or overflowing extent bins everything to bin 0 on that axis (no split there).
@@ -583,7 +606,8 @@ fn decide(
     let mut right_box = [Box3::EMPTY; MAX_BINS];
     let mut right_area = [0.0f32; MAX_BINS];
     let mut right_count = [0u32; MAX_BINS];
-    for a in 0..3 {
+    let axes = bn.single.map_or(0..3, |a| a..a + 1);
+    for a in axes {
         let (boxes_a, counts_a) = (&bins.boxes[a], &bins.counts[a]);
         let mut acc = Box3::EMPTY;
         let mut cnt = 0u32;

@@ -21,6 +21,11 @@ pub struct BuildConfig {
     /// Number of centroid bins per axis for the binned SAH (Wald 2007). More bins find
     /// slightly better splits and cost build time. Default 32.
     pub bins: usize,
+    /// Bin along all three axes (`true`) or only along the axis where the centroids spread
+    /// most (`false`, as the `bvh` crate and parry do): about 2.5 times less binning work
+    /// for a slightly higher SAH cost. Default `false`; `true` in
+    /// [`BuildConfig::high_quality`].
+    pub all_axes: bool,
     /// SAH cost of visiting an interior node (a box pair test), relative to
     /// `intersection_cost`. Default 1.
     pub traversal_cost: f32,
@@ -78,11 +83,12 @@ impl Default for OptimizeConfig {
 }
 
 impl BuildConfig {
-    /// The fastest build: 16 bins, leaves up to 8, no optimizer.
+    /// The fastest build: 16 bins along the widest centroid axis, leaves up to 8, no optimizer.
     #[must_use]
     pub const fn fast() -> Self {
         Self {
             bins: 16,
+            all_axes: false,
             traversal_cost: 1.0,
             intersection_cost: 1.0,
             min_leaf_size: 1,
@@ -93,7 +99,7 @@ impl BuildConfig {
         }
     }
 
-    /// The default: 32 bins, leaves up to 8, no optimizer.
+    /// The default: 32 bins along the widest centroid axis, leaves up to 8, no optimizer.
     #[must_use]
     pub const fn balanced() -> Self {
         Self {
@@ -102,12 +108,14 @@ impl BuildConfig {
         }
     }
 
-    /// The best trees: 64 bins, leaves up to 8, then the reinsertion optimizer
+    /// The best trees: 64 bins along all three axes, leaves up to 8, then the reinsertion
+    /// optimizer
     /// ([`OptimizeConfig::new`]). Several times slower to build than `balanced`.
     #[must_use]
     pub const fn high_quality() -> Self {
         Self {
             bins: 64,
+            all_axes: true,
             optimize: Some(OptimizeConfig::new()),
             ..Self::fast()
         }
@@ -124,6 +132,7 @@ impl Default for BuildConfig {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Resolved {
     pub bins: usize,
+    pub all_axes: bool,
     pub traversal_cost: f32,
     pub intersection_cost: f32,
     pub min_leaf: usize,
@@ -145,6 +154,7 @@ impl Resolved {
         let min_leaf = c.min_leaf_size.max(1);
         Self {
             bins: c.bins.clamp(2, MAX_BINS),
+            all_axes: c.all_axes,
             traversal_cost: cost(c.traversal_cost),
             intersection_cost: cost(c.intersection_cost),
             min_leaf,
