@@ -105,6 +105,17 @@ impl Box3 {
         half_area(&xyz(&self.min), &xyz(&self.max))
     }
 
+    /// The intersection (componentwise max of mins, min of maxes).
+    #[inline(always)]
+    fn intersect(&self, o: &Box3) -> Box3 {
+        let mut b = *self;
+        for a in 0..4 {
+            b.min[a] = fmax(b.min[a], o.min[a]);
+            b.max[a] = fmin(b.max[a], o.max[a]);
+        }
+        b
+    }
+
     /// Half area without the emptiness check: garbage for an empty box, which the sweep
     /// never uses (a side with no primitive is skipped).
     #[inline(always)]
@@ -660,19 +671,17 @@ fn decide(
         return median_split(prims, cbounds, parallel);
     }
 
-    // Partition in place, gathering the children's centroid boxes on the way (their boxes
-    // are the bins' unions, exact).
+    // Partition in place. The children's boxes are the bins' unions (exact); for their
+    // centroid boxes the intersection of their box with this node's centroid box is used: a
+    // slightly larger but valid range for binning, and it keeps this loop minimal.
     let a = best.axis;
     let (cmin, scale, last) = (bn.cmin[a], bn.scale[a], bn.last as f32);
-    let mut cbs = [Box3::EMPTY; 2]; // [right, left]
     let mut i = 0usize;
     let mut j = n;
     while i < j {
-        let p = prims[i];
-        let c = p.centroid();
-        let left = bin_of(c[a], cmin, scale, last) < best.split;
-        cbs[left as usize].grow_point(&c);
-        if left {
+        let p = &prims[i];
+        let c = p.min[a] * 0.5 + p.max[a] * 0.5;
+        if bin_of(c, cmin, scale, last) < best.split {
             i += 1;
         } else {
             j -= 1;
@@ -680,10 +689,12 @@ fn decide(
         }
     }
     debug_assert_eq!(i, best.left_count);
+    let left_cb = best.left_box.intersect(cbounds);
+    let right_cb = best.right_box.intersect(cbounds);
     Decision::Split {
         mid: i,
-        left: (best.left_box, cbs[1]),
-        right: (best.right_box, cbs[0]),
+        left: (best.left_box, left_cb),
+        right: (best.right_box, right_cb),
     }
 }
 
