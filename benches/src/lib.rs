@@ -24,3 +24,41 @@ pub use workloads::{
     displaced_sphere, load_obj, soup, terrain, BenchRay, MeshData, RaySet, Workload, WorkloadError,
     RAYS_PER_SET,
 };
+
+/// The default directory for exchange files and Embree results: `bench-data/` at the
+/// repository root (gitignored).
+#[must_use]
+pub fn default_data_dir() -> std::path::PathBuf {
+    let benches = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    benches.parent().unwrap_or(benches).join("bench-data")
+}
+
+/// File name of a workload's mesh in the data directory: `<workload>.mesh`.
+#[must_use]
+pub fn mesh_file_name(w: Workload) -> String {
+    format!("{}.mesh", w.name())
+}
+
+/// File name of a ray set in the data directory: `<workload>_<set>.rays`.
+#[must_use]
+pub fn rays_file_name(w: Workload, s: RaySet) -> String {
+    format!("{}_{}.rays", w.name(), s.name())
+}
+
+/// Parses a comma-separated list of names with `parse`; `all` (or an empty list) gives
+/// `all_items`.
+///
+/// # Errors
+/// The first unknown name.
+pub fn parse_list<T: Copy>(
+    list: &str,
+    all_items: &[T],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, String> {
+    if list.is_empty() || list == "all" {
+        return Ok(all_items.to_vec());
+    }
+    list.split(',')
+        .map(|n| parse(n.trim()).ok_or_else(|| format!("unknown name `{n}`")))
+        .collect()
+}

@@ -191,7 +191,7 @@ impl RaySet {
         let seed = workload.seed() * 2 + u64::from(self == RaySet::Random);
         let bounds = mesh.bounds();
         match self {
-            RaySet::Pick => pick_rays(&bounds, n, seed),
+            RaySet::Pick => pick_rays(mesh, &bounds, n, seed),
             RaySet::Random => random_rays(&bounds, n, seed),
         }
     }
@@ -387,20 +387,39 @@ pub const PICK_ASPECT: f64 = 16.0 / 9.0;
 pub const PICK_RESOLUTION: (u32, u32) = (1920, 1080);
 
 /// Camera rays: the camera looks at the box centre from the direction (1, -1.6, 0.9) (a
-/// three-quarter view from above), far enough that the bounding sphere just fits the vertical
-/// field of view (so it sits outside the box). Directions go through the centres of random
-/// pixels and are not normalized (the forward component has length 1).
-fn pick_rays(bounds: &Aabb, n: usize, seed: u64) -> Vec<BenchRay> {
+/// three-quarter view from above), at the smallest distance at which every vertex projects
+/// inside the frame (the mesh just fits) and the camera is outside the bounding box.
+/// Directions go through the centres of random pixels and are not normalized (their forward
+/// component has length 1).
+fn pick_rays(mesh: &MeshData, bounds: &Aabb, n: usize, seed: u64) -> Vec<BenchRay> {
     let (centre, r) = centre_and_half_diagonal(bounds);
     let half_fov = (PICK_FOV_Y_DEG * 0.5).to_radians();
-    let back = Vector3::new(1.0, -1.6, 0.9).normalize();
-    let eye = centre + back * (r / half_fov.sin());
+    let back: Vector3<f64> = Vector3::new(1.0, -1.6, 0.9).normalize();
     let forward = -back;
     let right = forward.cross(&Vector3::z()).normalize();
     let up = right.cross(&forward);
-    let (w, h) = PICK_RESOLUTION;
     let tan_y = half_fov.tan();
     let tan_x = tan_y * PICK_ASPECT;
+    // Outside the box: beyond its support along `back`.
+    let half = if bounds.is_empty() {
+        Vector3::repeat(r)
+    } else {
+        bounds.half_extents().cast::<f64>()
+    };
+    let support = half.x * back.x.abs() + half.y * back.y.abs() + half.z * back.z.abs();
+    let mut dist = support * 1.01 + 1e-6 * r;
+    for t in &mesh.triangles {
+        for p in t.iter().filter_map(|&i| mesh.positions.get(i as usize)) {
+            let q = p.coords.cast::<f64>() - centre;
+            let depth = q.dot(&back); // towards the camera
+            let need = (q.dot(&right).abs() / tan_x).max(q.dot(&up).abs() / tan_y) + depth;
+            if need.is_finite() {
+                dist = dist.max(need);
+            }
+        }
+    }
+    let eye = centre + back * dist;
+    let (w, h) = PICK_RESOLUTION;
     let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|_| {
