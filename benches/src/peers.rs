@@ -6,7 +6,7 @@
 //! - [`PeerKind::BvhCrate`]: the `bvh` crate 0.13, its nearest-first traversal iterator and
 //!   raypick's watertight test on each candidate.
 //! - [`PeerKind::Obvhs`]: obvhs 0.4 CWBVH (`medium_build`) with its own triangle test.
-//! - [`PeerKind::Raypick`]: `raypick_query::Mesh` (see the marked spot below).
+//! - [`PeerKind::Raypick`]: `raypick_query::Mesh` (balanced preset).
 
 use std::fmt;
 
@@ -108,26 +108,42 @@ impl PeerKind {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// True when this build can construct the peer.
+    /// True when this build can construct the peer (all of them now; kept so that a peer
+    /// can be switched off without touching the binaries).
     #[must_use]
     pub fn available(self) -> bool {
-        // RAYPICK-ROW: return true once `RaypickPeer` below is wired.
-        self != PeerKind::Raypick
+        true
     }
 
-    /// Builds the peer's structure over `mesh` (single-threaded where the engine allows it:
-    /// parry, bvh's `Bvh::build` and obvhs without its `parallel` feature are serial).
+    /// Builds the peer's structure over `mesh` on the calling thread: raypick with
+    /// `parallel_threshold = usize::MAX`, bvh's `Bvh::build` (not `build_par`), obvhs without
+    /// its `parallel` feature; parry's build is serial.
     ///
     /// # Errors
     /// When the engine rejects the mesh (parry refuses an empty one) or is unavailable.
     pub fn build(self, mesh: &MeshData) -> Result<Box<dyn Peer>, PeerError> {
         Ok(match self {
-            PeerKind::Raypick => return Err(PeerError::Unavailable("raypick_query::Mesh")),
+            PeerKind::Raypick => Box::new(RaypickPeer::new(mesh, false)?),
             PeerKind::Parry => Box::new(ParryPeer::new(mesh)?),
             PeerKind::BvhCrate => Box::new(BvhCratePeer::new(mesh)),
             PeerKind::Obvhs => Box::new(ObvhsPeer::new(mesh)),
             PeerKind::Brute => Box::new(BrutePeer::new(mesh)),
         })
+    }
+
+    /// Builds with the engine's parallel builder on rayon's global pool, for the engines that
+    /// have one (raypick, the `bvh` crate's `build_par`); `None` for the others.
+    ///
+    /// # Errors
+    /// As [`PeerKind::build`].
+    pub fn build_parallel(self, mesh: &MeshData) -> Option<Result<Box<dyn Peer>, PeerError>> {
+        match self {
+            PeerKind::Raypick => {
+                Some(RaypickPeer::new(mesh, true).map(|p| Box::new(p) as Box<dyn Peer>))
+            }
+            PeerKind::BvhCrate => Some(Ok(Box::new(BvhCratePeer::with_builder(mesh, true)))),
+            _ => None,
+        }
     }
 }
 
@@ -137,23 +153,64 @@ impl fmt::Display for PeerKind {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// RAYPICK-ROW: the raypick adapter goes here once `raypick_query::Mesh` exists. Expected:
-//
-//     pub struct RaypickPeer(raypick::query::Mesh);
-//     impl Peer for RaypickPeer {
-//         fn name(&self) -> &'static str { "raypick" }
-//         fn closest_hit(&self, r: &BenchRay) -> Option<f32> {
-//             self.0.closest_hit(&r.ray, &RayQuery::new(0.0, r.t_max)).map(|h| h.t)
-//         }
-//         fn has_any_hit(&self) -> bool { true }
-//         fn any_hit(&self, r: &BenchRay) -> bool { self.0.any_hit(&r.ray, &RayQuery::new(0.0, r.t_max)) }
-//         fn memory_bytes(&self) -> Option<usize> { Some(self.0.memory_bytes()) }
-//     }
-//
-// then build it in `PeerKind::build` from `Mesh::new(mesh.positions.clone(),
-// mesh.triangles.clone())` and make `PeerKind::available` return true for it.
-// ---------------------------------------------------------------------------------------------
+/// raypick's `Mesh` (balanced preset), watertight closest / any hit and nearest point.
+pub struct RaypickPeer {
+    mesh: raypick_query::Mesh,
+}
+
+impl RaypickPeer {
+    /// Builds the mesh with [`BuildConfig::balanced`](raypick_bvh::BuildConfig::balanced);
+    /// `parallel` false builds on the calling thread only (`parallel_threshold = usize::MAX`).
+    ///
+    /// # Errors
+    /// raypick's `MeshError` (bad index or non-finite vertex), as text.
+    pub fn new(mesh: &MeshData, parallel: bool) -> Result<Self, PeerError> {
+        let mut config = raypick_bvh::BuildConfig::balanced();
+        if !parallel {
+            config.parallel_threshold = usize::MAX;
+        }
+        raypick_query::Mesh::with_config(mesh.positions.clone(), mesh.triangles.clone(), &config)
+            .map(|mesh| Self { mesh })
+            .map_err(|e| PeerError::Rejected {
+                peer: "raypick",
+                message: e.to_string(),
+            })
+    }
+}
+
+impl Peer for RaypickPeer {
+    fn name(&self) -> &'static str {
+        "raypick"
+    }
+
+    fn closest_hit(&self, r: &BenchRay) -> Option<f32> {
+        let q = raypick_query::RayQuery::new(0.0, r.t_max);
+        self.mesh.closest_hit(&r.ray, &q).map(|h| h.t)
+    }
+
+    fn has_any_hit(&self) -> bool {
+        true
+    }
+
+    fn any_hit(&self, r: &BenchRay) -> bool {
+        self.mesh
+            .any_hit(&r.ray, &raypick_query::RayQuery::new(0.0, r.t_max))
+    }
+
+    fn has_nearest_point(&self) -> bool {
+        true
+    }
+
+    fn nearest_point(&self, p: &Point3<f32>) -> Option<f32> {
+        self.mesh
+            .nearest_point(p, f32::INFINITY)
+            .map(|n| n.distance)
+    }
+
+    fn memory_bytes(&self) -> Option<usize> {
+        Some(self.mesh.memory_bytes())
+    }
+}
 
 /// Brute force: every triangle with raypick's watertight test. The oracle of the checksums.
 pub struct BrutePeer {
@@ -381,6 +438,12 @@ impl BvhCratePeer {
     /// Builds the BVH (serially: `Bvh::build`, not `build_par`).
     #[must_use]
     pub fn new(mesh: &MeshData) -> Self {
+        Self::with_builder(mesh, false)
+    }
+
+    /// Builds the BVH with `Bvh::build_par` (rayon) when `parallel`, else `Bvh::build`.
+    #[must_use]
+    pub fn with_builder(mesh: &MeshData, parallel: bool) -> Self {
         let mut shapes: Vec<BvhTri> = (0..mesh.triangles.len())
             .filter_map(|i| mesh.triangle(i))
             .map(|corners| BvhTri {
@@ -388,7 +451,13 @@ impl BvhCratePeer {
                 node_index: 0,
             })
             .collect();
-        let bvh = bvh::bvh::Bvh::build(&mut shapes);
+        let bvh = if parallel {
+            <bvh::bvh::Bvh<f32, 3> as bvh::bounding_hierarchy::BoundingHierarchy<f32, 3>>::build_par(
+                &mut shapes,
+            )
+        } else {
+            bvh::bvh::Bvh::build(&mut shapes)
+        };
         Self { shapes, bvh }
     }
 }
@@ -556,7 +625,12 @@ mod tests {
         let expected: Vec<Option<f32>> = rays.iter().map(|r| brute.closest_hit(r)).collect();
         let hits = expected.iter().flatten().count();
         assert!(hits >= 10 && hits < rays.len(), "{hits} hits: a weak test");
-        for kind in [PeerKind::Parry, PeerKind::BvhCrate, PeerKind::Obvhs] {
+        for kind in [
+            PeerKind::Raypick,
+            PeerKind::Parry,
+            PeerKind::BvhCrate,
+            PeerKind::Obvhs,
+        ] {
             let peer = kind.build(mesh).unwrap();
             let mut bad = 0;
             for (r, e) in rays.iter().zip(&expected) {
@@ -584,6 +658,7 @@ mod tests {
         let mesh = soup(200, 5);
         let brute = BrutePeer::new(&mesh);
         let parry = ParryPeer::new(&mesh).unwrap();
+        let raypick = RaypickPeer::new(&mesh, false).unwrap();
         for i in 0..50 {
             let f = i as f32 / 50.0;
             let p = Point3::new(f, 1.0 - f, 0.3 + 0.5 * f);
@@ -592,6 +667,8 @@ mod tests {
                 parry.nearest_point(&p).unwrap(),
             );
             assert!((b - q).abs() <= 1e-5 + 1e-4 * b, "{b} vs {q}");
+            let r = raypick.nearest_point(&p).unwrap();
+            assert!((b - r).abs() <= 1e-5 + 1e-4 * b, "{b} vs {r}");
         }
         // Hand-checked: straight above the middle of a unit triangle, and beyond a vertex.
         let (o, x, y) = (

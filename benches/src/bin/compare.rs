@@ -17,6 +17,8 @@
 //!   --embree FILE      JSON lines of scripts/embree.sh to merge (default:
 //!                      bench-data/embree.jsonl when it exists and the ray counts match)
 //! ```
+//! Builds: "1T" on the calling thread, "nT" with the engine's parallel builder where it has
+//! one (raypick, the `bvh` crate's `build_par`).
 //! Timings are wall clock over all rays of a set; "1T" runs on the calling thread, "nT" over
 //! rayon's global pool. The checksum (hits, sum of t in f64) must agree between rows.
 
@@ -107,6 +109,7 @@ struct Row {
     peer: String,
     rays: usize,
     build_ms: Option<f64>,
+    build_nt_ms: Option<f64>,
     bytes_per_tri: Option<f64>,
     closest_1t: Option<f64>,
     closest_nt: Option<f64>,
@@ -234,6 +237,7 @@ fn embree_rows(args: &Args) -> Vec<Row> {
             peer: format!("{} (py)", s("peer")),
             rays,
             build_ms: f("build_ms"),
+            build_nt_ms: None,
             bytes_per_tri: None,
             closest_1t: f("mrays_s"),
             closest_nt: None,
@@ -281,6 +285,12 @@ fn run(args: &Args) -> Result<String, String> {
             let peer = peer.map_err(|e| e.to_string())?;
             let peer: &dyn Peer = peer.as_ref();
             eprintln!("  {kind}: built in {:.1} ms", build_s * 1e3);
+            let build_nt_ms = if args.mt {
+                let (s, built) = best_of(repeats, || kind.build_parallel(&mesh).map(|r| r.is_ok()));
+                built.filter(|&ok| ok).map(|_| s * 1e3)
+            } else {
+                None
+            };
             let bytes_per_tri = peer.memory_bytes().map(|b| b as f64 / ntris.max(1) as f64);
             for ((set, all_rays), reference) in sets.iter().zip(&reference) {
                 let rays = if kind == PeerKind::Brute {
@@ -321,6 +331,7 @@ fn run(args: &Args) -> Result<String, String> {
                     peer: kind.name().to_string(),
                     rays: rays.len(),
                     build_ms: Some(build_s * 1e3),
+                    build_nt_ms,
                     bytes_per_tri,
                     closest_1t: Some(mrays(rays.len(), t1)),
                     closest_nt,
@@ -364,21 +375,22 @@ fn run(args: &Args) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| workload | rays | peer | n rays | build ms (1T) | bytes/tri | closest Mrays/s 1T | closest Mrays/s nT | any Mrays/s 1T | hits | sum t | notes |"
+        "| workload | rays | peer | n rays | build ms 1T | build ms nT | bytes/tri | closest Mrays/s 1T | closest Mrays/s nT | any Mrays/s 1T | hits | sum t | notes |"
     );
     let _ = writeln!(
         out,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} |",
             r.workload,
             r.set,
             r.peer,
             r.rays,
             opt(r.build_ms, 1),
+            opt(r.build_nt_ms, 1),
             opt(r.bytes_per_tri, 1),
             opt(r.closest_1t, 3),
             opt(r.closest_nt, 3),
