@@ -520,3 +520,44 @@ fn simd_path_choice() {
     #[cfg(target_arch = "x86_64")]
     assert!(SimdPath::Sse.is_available());
 }
+
+#[test]
+fn deep_chain_trees_use_the_large_stack_and_agree() {
+    // Boxes growing geometrically along x: SAH peels one off per level, a deep chain.
+    let boxes: Vec<Aabb> = (0..60)
+        .map(|i| {
+            let x = 2.5f32.powi(i);
+            Aabb::new(Point3::new(x, 0.0, 0.0), Point3::new(x * 1.2, 1.0, 1.0))
+        })
+        .collect();
+    let mut cfg = BuildConfig::balanced();
+    cfg.min_leaf_size = 1;
+    cfg.max_leaf_size = 1;
+    let bvh = Bvh::build(&boxes, &cfg).unwrap();
+    let w4 = Bvh4::from_bvh(&bvh);
+    let w8 = Bvh8::from_bvh(&bvh);
+    check_wide(&bvh, &w4, "chain bvh4");
+    check_wide(&bvh, &w8, "chain bvh8");
+    // Deeper than the small-stack limit (16 levels), so the full-size stack runs too.
+    assert!(
+        w4.depth() > 16,
+        "binary depth {}, bvh4 depth {}",
+        bvh.depth(),
+        w4.depth()
+    );
+    let mut rng = Rng(3);
+    let far = 2.5f32.powi(61);
+    for _ in 0..env_cases(300) {
+        let mut r = ray(&mut rng, &boxes);
+        if rng.below(2) == 0 {
+            // Along the chain, so every level is entered.
+            r = Ray::new(
+                Point3::new(-1.0, rng.range(0.0, 1.0), rng.range(0.0, 1.0)),
+                Vector3::new(far, rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) / far,
+            );
+        }
+        let (t0, t1) = bounds(&mut rng);
+        check_candidates(&bvh, &w4, &boxes, &r, t0, t1, "chain");
+        check_candidates(&bvh, &w8, &boxes, &r, t0, t1, "chain");
+    }
+}

@@ -191,7 +191,9 @@ pub struct WideStats {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WideValidationError {
     /// A node has no used slot, or a used slot after an unused one.
-    #[error("wide node {node}: slot {slot} is misplaced (used slots must come first, at least one)")]
+    #[error(
+        "wide node {node}: slot {slot} is misplaced (used slots must come first, at least one)"
+    )]
     BadSlots {
         /// The node.
         node: usize,
@@ -233,7 +235,9 @@ pub enum WideValidationError {
         child_slot: usize,
     },
     /// A leaf range reaches past the primitive count or overlaps another leaf.
-    #[error("wide node {node}, slot {slot}: leaf range {start}..{end} overlaps or is out of range")]
+    #[error(
+        "wide node {node}, slot {slot}: leaf range {start}..{end} overlaps or is out of range"
+    )]
     BadLeaf {
         /// The node.
         node: usize,
@@ -262,7 +266,11 @@ pub enum WideValidationError {
 
 /// Half the surface area of a binary node's box.
 fn half_area(n: &Node) -> f32 {
-    let e = [n.max[0] - n.min[0], n.max[1] - n.min[1], n.max[2] - n.min[2]];
+    let e = [
+        n.max[0] - n.min[0],
+        n.max[1] - n.min[1],
+        n.max[2] - n.min[2],
+    ];
     e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
 }
 

@@ -12,8 +12,8 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::Real;
 
-use super::traverse::{stack_cap, traverse_with_kernel, Kernel, RayK, INV_EXIT_SCALE};
-use super::{SimdPath, WideNode};
+use super::traverse::{run_kernel, Kernel, RayK, INV_EXIT_SCALE};
+use super::{SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
 pub(crate) fn avx2_available() -> bool {
@@ -155,23 +155,10 @@ impl Kernel<8> for Avx2 {
     }
 }
 
-macro_rules! run_kernel {
-    ($n:literal, $k:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {
-        if $pad_neg {
-            traverse_with_kernel::<$n, { stack_cap($n) }, true, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            )
-        } else {
-            traverse_with_kernel::<$n, { stack_cap($n) }, false, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            )
-        }
-    };
-}
-
 /// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
 #[target_feature(enable = "avx2")]
 fn run8_avx2<F>(
+    depth: usize,
     nodes: &[WideNode<8>],
     r: &RayK,
     t_min: f32,
@@ -181,13 +168,13 @@ fn run8_avx2<F>(
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, pad_neg, leaf)
+    run_kernel!(8, Avx2(()), depth, nodes, r, t_min, t_max, pad_neg, leaf)
 }
 
 /// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`).
 pub(crate) fn run4<F>(
     _path: SimdPath,
-    nodes: &[WideNode<4>],
+    bvh: &WideBvh<4>,
     r: &RayK,
     t_min: f32,
     t_max: f32,
@@ -196,13 +183,23 @@ pub(crate) fn run4<F>(
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(4, Sse, nodes, r, t_min, t_max, pad_neg, leaf)
+    run_kernel!(
+        4,
+        Sse,
+        bvh.depth,
+        &bvh.nodes[..],
+        r,
+        t_min,
+        t_max,
+        pad_neg,
+        leaf
+    )
 }
 
 /// Traverses an 8-wide tree with AVX2 when asked for and available, else SSE.
 pub(crate) fn run8<F>(
     path: SimdPath,
-    nodes: &[WideNode<8>],
+    bvh: &WideBvh<8>,
     r: &RayK,
     t_min: f32,
     t_max: f32,
@@ -213,8 +210,18 @@ pub(crate) fn run8<F>(
 {
     if path == SimdPath::Avx2 && avx2_available() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { run8_avx2(nodes, r, t_min, t_max, pad_neg, leaf) }
+        unsafe { run8_avx2(bvh.depth, &bvh.nodes, r, t_min, t_max, pad_neg, leaf) }
     } else {
-        run_kernel!(8, Sse, nodes, r, t_min, t_max, pad_neg, leaf)
+        run_kernel!(
+            8,
+            Sse,
+            bvh.depth,
+            &bvh.nodes[..],
+            r,
+            t_min,
+            t_max,
+            pad_neg,
+            leaf
+        )
     }
 }

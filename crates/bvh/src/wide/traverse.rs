@@ -9,7 +9,6 @@ use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Ray, RayAabbPrecomp, Real};
 
 use super::{SimdPath, WideBvh, WideNode};
-use crate::MAX_DEPTH;
 
 /// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
 pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
@@ -121,11 +120,40 @@ struct Item {
     count: u32,
 }
 
-/// Stack capacity: each level of the current path leaves at most `N - 1` pending siblings, and
-/// the wide depth is below `MAX_DEPTH` (it is at most the binary depth minus one).
-pub(crate) const fn stack_cap(n: usize) -> usize {
-    (n - 1) * MAX_DEPTH
+/// Stack capacity for trees of at most `depth` wide levels: a node at level `L` finds at most
+/// `(N - 1) * (L - 1)` pending slots of its ancestors and pushes at most `N`. (The wide depth
+/// is at most the binary depth minus one, so below `MAX_DEPTH`.)
+pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
+    (n - 1) * depth + 1
 }
+
+/// Trees at most this deep use a smaller traversal stack (less to initialise per ray).
+pub(crate) const SHALLOW: usize = 16;
+
+/// Runs `traverse_with_kernel` with the stack size and padding mode the query needs.
+macro_rules! run_kernel {
+    ($n:literal, $k:expr, $depth:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {{
+        use $crate::wide::traverse::{stack_cap, traverse_with_kernel, SHALLOW};
+        use $crate::MAX_DEPTH;
+        match ($depth <= SHALLOW, $pad_neg) {
+            (true, false) => traverse_with_kernel::<$n, { stack_cap($n, SHALLOW) }, false, _, _>(
+                $k, $nodes, $r, $t_min, $t_max, $leaf,
+            ),
+            (true, true) => traverse_with_kernel::<$n, { stack_cap($n, SHALLOW) }, true, _, _>(
+                $k, $nodes, $r, $t_min, $t_max, $leaf,
+            ),
+            (false, false) => {
+                traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, false, _, _>(
+                    $k, $nodes, $r, $t_min, $t_max, $leaf,
+                )
+            }
+            (false, true) => traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, true, _, _>(
+                $k, $nodes, $r, $t_min, $t_max, $leaf,
+            ),
+        }
+    }};
+}
+pub(crate) use run_kernel;
 
 /// The traversal loop, generic over the node kernel. `#[inline(always)]` so that it is
 /// compiled inside each SIMD entry point with that entry point's target features.
@@ -205,20 +233,6 @@ pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_N
     }
 }
 
-macro_rules! scalar_run {
-    ($n:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {
-        if $pad_neg {
-            traverse_with_kernel::<$n, { stack_cap($n) }, true, _, _>(
-                Scalar, $nodes, $r, $t_min, $t_max, $leaf,
-            )
-        } else {
-            traverse_with_kernel::<$n, { stack_cap($n) }, false, _, _>(
-                Scalar, $nodes, $r, $t_min, $t_max, $leaf,
-            )
-        }
-    };
-}
-
 macro_rules! wide_traverse_ray {
     ($n:literal, $simd_run:ident) => {
         impl WideBvh<$n> {
@@ -270,10 +284,10 @@ macro_rules! wide_traverse_ray {
                 let leaf = &mut leaf;
                 #[cfg(target_arch = "x86_64")]
                 if path != SimdPath::Scalar && path.is_available() {
-                    return super::simd::$simd_run(path, nodes, &r, t_min, t_max, pad_neg, leaf);
+                    return super::simd::$simd_run(path, self, &r, t_min, t_max, pad_neg, leaf);
                 }
                 let _ = path;
-                scalar_run!($n, nodes, &r, t_min, t_max, pad_neg, leaf)
+                run_kernel!($n, Scalar, self.depth, nodes, &r, t_min, t_max, pad_neg, leaf)
             }
         }
     };
