@@ -1,5 +1,477 @@
-//! The `raypick` command.
+//! The `raypick` command: `demo`, `info`, `pick`, `render` and `bench` over OBJ, glTF/GLB,
+//! PLY and STL files.
+//!
+//! Errors are one sentence on stderr; the exit code is 2 for bad input (a file, an option or
+//! a ray line) and 1 for an internal failure. `RUST_LOG=debug` turns on tracing output.
 
-fn main() {
-    println!("raypick");
+mod bench;
+mod progress;
+mod rays;
+mod render;
+mod view;
+mod world;
+
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
+use raypick_io::{Format, LoadedScene};
+use raypick_primitives::{Cull, Point3, Real};
+use raypick_query::RayQuery;
+
+use crate::progress::Progress;
+use crate::view::{camera_for, CameraSpec, Pixel, Size};
+use crate::world::World;
+
+/// The Stanford bunny (low-resolution reconstruction), embedded so `demo` needs no files.
+const BUNNY_OBJ: &[u8] = include_bytes!("../../../assets/bunny.obj");
+
+/// BVH-accelerated ray picking over triangle meshes.
+#[derive(Parser, Debug)]
+#[command(name = "raypick", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Pick the centre pixel of the embedded bunny and render the picture (no files needed).
+    Demo {
+        /// Where to write the picture.
+        #[arg(short, long, default_value = "raypick-demo.png")]
+        output: PathBuf,
+        /// Image size W,H in pixels.
+        #[arg(long, default_value = "800,600")]
+        size: Size,
+    },
+    /// Print a file's triangles, meshes, instances, bounds, BVH statistics, build time and memory.
+    Info {
+        /// An .obj, .gltf, .glb, .ply or .stl file.
+        file: PathBuf,
+    },
+    /// Pick through a pixel of a camera, or along rays read from a file or stdin.
+    Pick(PickArgs),
+    /// Render one ray per pixel to a PNG, shaded by normal or as a traversal-cost heatmap.
+    Render {
+        /// An .obj, .gltf, .glb, .ply or .stl file.
+        file: PathBuf,
+        /// The PNG to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Image size W,H in pixels.
+        #[arg(long, default_value = "800,600")]
+        size: Size,
+        /// Camera: "eye=x,y,z;target=x,y,z;up=x,y,z;fov=deg", any part may be left out
+        /// (the default camera frames the scene).
+        #[arg(long, default_value = "")]
+        camera: CameraSpec,
+        /// Colour each pixel by the BVH nodes its closest-hit traversal visits.
+        #[arg(long)]
+        heatmap: bool,
+    },
+    /// Measure the build time and closest-hit / any-hit rays per second.
+    Bench {
+        /// An .obj, .gltf, .glb, .ply or .stl file.
+        file: PathBuf,
+        /// A fast, rough run (for tests and smoke checks).
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+struct PickArgs {
+    /// An .obj, .gltf, .glb, .ply or .stl file.
+    file: PathBuf,
+    /// Pick through this pixel (column X, row Y from the top left; the ray goes through the
+    /// pixel's centre at X+0.5, Y+0.5).
+    #[arg(long, conflicts_with = "rays", required_unless_present = "rays")]
+    pixel: Option<Pixel>,
+    /// Read rays "ox oy oz dx dy dz [tmax]", one per line, from this file ("-" for stdin).
+    #[arg(long)]
+    rays: Option<String>,
+    /// Image size W,H for --pixel.
+    #[arg(long, default_value = "800,600")]
+    size: Size,
+    /// Camera for --pixel: "eye=x,y,z;target=x,y,z;up=x,y,z;fov=deg", parts optional.
+    #[arg(long, default_value = "")]
+    camera: CameraSpec,
+    /// Report every surface crossing, sorted by t.
+    #[arg(long, conflicts_with = "any")]
+    all: bool,
+    /// Report only whether anything is hit.
+    #[arg(long)]
+    any: bool,
+    /// Ignore back faces, front faces, or neither.
+    #[arg(long, value_enum, default_value_t = CullArg::None)]
+    cull: CullArg,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CullArg {
+    None,
+    Back,
+    Front,
+}
+
+impl From<CullArg> for Cull {
+    fn from(c: CullArg) -> Cull {
+        match c {
+            CullArg::None => Cull::None,
+            CullArg::Back => Cull::Back,
+            CullArg::Front => Cull::Front,
+        }
+    }
+}
+
+/// A failure: bad input (exit 2) or an internal error (exit 1). The text is one sentence.
+#[derive(Debug)]
+pub enum CliError {
+    /// The input is at fault: a file, an option or a ray line (exit code 2).
+    BadInput(String),
+    /// raypick itself failed (exit code 1).
+    Internal(String),
+}
+
+impl From<raypick_io::Error> for CliError {
+    fn from(e: raypick_io::Error) -> Self {
+        if e.is_bad_input() {
+            CliError::BadInput(e.to_string())
+        } else {
+            CliError::Internal(e.to_string())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo { output, size } => demo(&output, size),
+        Command::Info { file } => info(&file),
+        Command::Pick(args) => pick(&args),
+        Command::Render {
+            file,
+            output,
+            size,
+            camera,
+            heatmap,
+        } => render_cmd(&file, &output, size, &camera, heatmap),
+        Command::Bench { file, quick } => bench_cmd(&file, quick),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::BadInput(msg)) => {
+            eprintln!("raypick: error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Internal(msg)) => {
+            eprintln!("raypick: internal error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reads and builds, with a progress spinner for slow files.
+fn load(path: &Path) -> Result<World, CliError> {
+    let loaded = {
+        let _p = Progress::new(&format!("loading {}", path.display()), None);
+        raypick_io::read_file(path)?
+    };
+    build(loaded, &path.display().to_string())
+}
+
+fn build(loaded: LoadedScene, name: &str) -> Result<World, CliError> {
+    let _p = Progress::new("building the BVH", None);
+    World::build(loaded, name)
+}
+
+fn fmt_p(p: &Point3<Real>) -> String {
+    format!("({:.4}, {:.4}, {:.4})", p.x, p.y, p.z)
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1e-3 {
+        format!("{:.1} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn fmt_rate(per_s: f64) -> String {
+    if per_s >= 1e6 {
+        format!("{:.2} M", per_s / 1e6)
+    } else if per_s >= 1e3 {
+        format!("{:.1} k", per_s / 1e3)
+    } else {
+        format!("{per_s:.0} ")
+    }
+}
+
+fn save_png(image: &image::RgbImage, path: &Path) -> Result<(), CliError> {
+    image
+        .save_with_format(path, image::ImageFormat::Png)
+        .map_err(|e| match e {
+            image::ImageError::IoError(io) => {
+                CliError::BadInput(format!("cannot write {}: {io}", path.display()))
+            }
+            other => CliError::Internal(format!("cannot encode {}: {other}", path.display())),
+        })
+}
+
+fn demo(output: &Path, size: Size) -> Result<(), CliError> {
+    let loaded = raypick_io::read_bytes(BUNNY_OBJ, Format::Obj, "bunny.obj")?;
+    let world = build(loaded, "bunny.obj")?;
+    println!(
+        "raypick demo: the Stanford bunny (embedded), {} triangles",
+        world.triangle_count()
+    );
+    println!("BVH built in {}", fmt_duration(world.build_time));
+    let camera = camera_for(&world.bounds(), size, &CameraSpec::default())?;
+    let (px, py) = (size.width / 2, size.height / 2);
+    let ray = camera
+        .ray_from_pixel(px as Real + 0.5, py as Real + 0.5, &size.viewport())
+        .ok_or_else(|| CliError::Internal("the camera gave no ray for the centre pixel".into()))?;
+    let hit = world.closest_hit(&ray, &RayQuery::default());
+    match &hit {
+        Some(h) => println!(
+            "pick at the centre pixel ({px}, {py}) of {}x{}: triangle {}, t = {:.4}, point {}, normal {}",
+            size.width,
+            size.height,
+            h.triangle,
+            h.t,
+            fmt_p(&h.point),
+            fmt_p(&Point3::from(h.normal.into_inner()))
+        ),
+        None => println!("pick at the centre pixel ({px}, {py}): no hit"),
+    }
+    let r = render::render_shaded(&world, &camera, size, hit.map(|h| (h.object, h.triangle)));
+    save_png(&r.image, output)?;
+    println!(
+        "rendered {} ({}x{}, picked triangle in yellow): {} rays in {}, {}rays/s",
+        output.display(),
+        size.width,
+        size.height,
+        r.rays,
+        fmt_duration(r.elapsed),
+        fmt_rate(r.rays_per_second())
+    );
+    Ok(())
+}
+
+fn info(file: &Path) -> Result<(), CliError> {
+    let world = load(file)?;
+    let l = &world.loaded;
+    let b = world.bounds();
+    println!("file: {} ({})", file.display(), l.format.name());
+    println!(
+        "triangles: {} in {} instance{} of {} mesh{} ({} distinct triangles)",
+        world.triangle_count(),
+        l.instances.len(),
+        if l.instances.len() == 1 { "" } else { "s" },
+        l.meshes.len(),
+        if l.meshes.len() == 1 { "" } else { "es" },
+        l.mesh_triangle_count()
+    );
+    for (i, inst) in l.instances.iter().enumerate().take(20) {
+        let m = &l.meshes[inst.mesh];
+        println!(
+            "  object {i}: {:?}, mesh {:?}, {} triangles, {} vertices",
+            inst.name,
+            m.name,
+            m.triangles.len(),
+            m.positions.len()
+        );
+    }
+    if l.instances.len() > 20 {
+        println!("  ... and {} more objects", l.instances.len() - 20);
+    }
+    if b.is_empty() {
+        println!("bounds: empty");
+    } else {
+        println!("bounds: min {} max {}", fmt_p(&b.min), fmt_p(&b.max));
+    }
+    let stats = world.mesh().bvh().stats();
+    println!(
+        "BVH: {} nodes ({} leaves), depth {}, SAH cost {:.2}, leaf size {}..={}",
+        stats.node_count,
+        stats.leaf_count,
+        stats.depth,
+        stats.sah_cost,
+        stats.min_leaf_size,
+        stats.max_leaf_size
+    );
+    println!("build time: {}", fmt_duration(world.build_time));
+    let bytes = world.memory_bytes();
+    println!(
+        "memory: {:.1} KiB ({:.1} bytes per triangle)",
+        bytes as f64 / 1024.0,
+        if world.triangle_count() == 0 {
+            0.0
+        } else {
+            bytes as f64 / world.triangle_count() as f64
+        }
+    );
+    Ok(())
+}
+
+fn pick(args: &PickArgs) -> Result<(), CliError> {
+    let mode = if args.all {
+        rays::Mode::All
+    } else if args.any {
+        rays::Mode::Any
+    } else {
+        rays::Mode::Closest
+    };
+    let base = RayQuery {
+        cull: args.cull.into(),
+        ..RayQuery::default()
+    };
+    // Read the rays before the (possibly slow) load, so a bad line fails fast.
+    let input = match &args.rays {
+        Some(src) => {
+            let (text, name) = if src == "-" {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .map_err(|e| CliError::BadInput(format!("cannot read rays from stdin: {e}")))?;
+                (s, "stdin".to_owned())
+            } else {
+                let s = std::fs::read_to_string(src)
+                    .map_err(|e| CliError::BadInput(format!("cannot read rays from {src}: {e}")))?;
+                (s, src.clone())
+            };
+            Some(rays::parse_rays(&text, &name)?)
+        }
+        None => None,
+    };
+    let world = load(&args.file)?;
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let write_err = |e: std::io::Error| CliError::Internal(format!("cannot write to stdout: {e}"));
+    match input {
+        Some(input) => {
+            let lines: Vec<String> = input
+                .par_iter()
+                .map(|r| rays::answer(&world, r, mode, &base))
+                .collect();
+            for line in lines {
+                writeln!(out, "{line}").map_err(write_err)?;
+            }
+        }
+        None => {
+            let Some(pixel) = args.pixel else {
+                return Err(CliError::BadInput("give --pixel X,Y or --rays PATH".into()));
+            };
+            let camera = camera_for(&world.bounds(), args.size, &args.camera)?;
+            let ray = camera
+                .ray_from_pixel(pixel.x + 0.5, pixel.y + 0.5, &args.size.viewport())
+                .ok_or_else(|| {
+                    CliError::BadInput(format!(
+                        "no camera ray through pixel {},{}",
+                        pixel.x, pixel.y
+                    ))
+                })?;
+            let r = rays::InputRay {
+                ray,
+                t_max: Real::INFINITY,
+            };
+            writeln!(out, "{}", rays::answer(&world, &r, mode, &base)).map_err(write_err)?;
+        }
+    }
+    out.flush().map_err(write_err)
+}
+
+fn render_cmd(
+    file: &Path,
+    output: &Path,
+    size: Size,
+    spec: &CameraSpec,
+    heatmap: bool,
+) -> Result<(), CliError> {
+    let world = load(file)?;
+    let camera = camera_for(&world.bounds(), size, spec)?;
+    let r = if heatmap {
+        render::render_heatmap(&world, &camera, size)
+    } else {
+        render::render_shaded(&world, &camera, size, None)
+    };
+    save_png(&r.image, output)?;
+    println!(
+        "rendered {} ({}x{}): {} rays in {}, {}rays/s",
+        output.display(),
+        size.width,
+        size.height,
+        r.rays,
+        fmt_duration(r.elapsed),
+        fmt_rate(r.rays_per_second())
+    );
+    if let Some((min, mean, max)) = r.cost {
+        println!(
+            "nodes visited per pixel: min {min}, mean {mean:.1}, max {max} (blue = min, red = max)"
+        );
+    }
+    Ok(())
+}
+
+fn bench_cmd(file: &Path, quick: bool) -> Result<(), CliError> {
+    let t0 = Instant::now();
+    let loaded = {
+        let _p = Progress::new(&format!("loading {}", file.display()), None);
+        raypick_io::read_file(file)?
+    };
+    let load_time = t0.elapsed();
+    let world = build(loaded, &file.display().to_string())?;
+    println!(
+        "file: {} ({} triangles)",
+        file.display(),
+        world.triangle_count()
+    );
+    println!(
+        "load: {}, BVH build: {}",
+        fmt_duration(load_time),
+        fmt_duration(world.build_time)
+    );
+    let size = Size {
+        width: 512,
+        height: 512,
+    };
+    let camera = camera_for(&world.bounds(), size, &CameraSpec::default())?;
+    let threads = rayon::current_num_threads();
+    let rows = {
+        let _p = Progress::new("measuring", None);
+        bench::run(&world, &camera, quick)
+    };
+    println!(
+        "{:<11} {:<12} {:>14} {:>18}",
+        "rays",
+        "query",
+        "1 thread",
+        format!("{threads} threads")
+    );
+    for row in rows {
+        println!(
+            "{:<11} {:<12} {:>14} {:>18}",
+            row.rays,
+            row.query,
+            format!("{}rays/s", fmt_rate(row.one_thread)),
+            format!("{}rays/s", fmt_rate(row.all_threads))
+        );
+    }
+    if quick {
+        println!("(--quick: small ray sets and short runs; the figures are rough)");
+    }
+    Ok(())
 }

@@ -36,6 +36,7 @@ use std::path::Path;
 pub use error::{Error, ErrorKind};
 pub use loaded::{LoadedInstance, LoadedMesh, LoadedScene};
 pub use nalgebra::Matrix4;
+use raypick_query::Mesh;
 
 /// Files larger than this are refused before reading (4 GiB): every supported format
 /// addresses vertices with 32-bit indices.
@@ -140,7 +141,7 @@ fn read_any(
     base: Option<&Path>,
 ) -> Result<LoadedScene, Error> {
     let scene = match format {
-        Format::Obj => obj::read(bytes, file)?,
+        Format::Obj => obj::read(bytes, file, mesh_name)?,
         Format::Gltf | Format::Glb => gltf_file::read(bytes, file, base, format)?,
         Format::Ply => ply::read(bytes, file, mesh_name)?,
         Format::Stl => stl::read(bytes, file, mesh_name)?,
@@ -154,6 +155,37 @@ fn read_any(
         "loaded"
     );
     Ok(scene)
+}
+
+/// Loads a file as one [`Mesh`] (BVH built with the default configuration).
+///
+/// For a single-mesh file (PLY, STL, an OBJ with one object, a glTF with one instance) this
+/// is that mesh with its triangles in file order, placed by its transform. A file with
+/// several instances is flattened: every instance's triangles in world space, instance after
+/// instance in load order (see [`LoadedScene::flatten`]). Errors as in [`read_file`].
+///
+/// ```no_run
+/// let mesh = raypick_io::load_mesh("bunny.obj")?;
+/// println!("{} triangles", mesh.len());
+/// # Ok::<(), raypick_io::Error>(())
+/// ```
+pub fn load_mesh(path: impl AsRef<Path>) -> Result<Mesh, Error> {
+    let path = path.as_ref();
+    let scene = read_file(path)?;
+    scene.to_mesh(&path.display().to_string())
+}
+
+/// [`load_mesh`] from in-memory bytes; `name` stands for the file in errors.
+///
+/// ```
+/// use raypick_io::{load_mesh_from_bytes, Format};
+///
+/// let mesh = load_mesh_from_bytes(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", Format::Obj, "t.obj")?;
+/// assert_eq!(mesh.len(), 1);
+/// # Ok::<(), raypick_io::Error>(())
+/// ```
+pub fn load_mesh_from_bytes(bytes: &[u8], format: Format, name: &str) -> Result<Mesh, Error> {
+    read_bytes(bytes, format, name)?.to_mesh(name)
 }
 
 /// Runs a parser call, turning a panic inside it into [`ErrorKind::Internal`].

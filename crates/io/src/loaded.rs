@@ -2,6 +2,7 @@
 
 use nalgebra::Matrix4;
 use raypick_primitives::{Aabb, Point3};
+use raypick_query::Mesh;
 
 use crate::error::{Error, ErrorKind};
 use crate::Format;
@@ -158,6 +159,20 @@ impl LoadedScene {
             },
             starts,
         )
+    }
+
+    /// One [`Mesh`] of the whole scene: the mesh itself when there is one instance with the
+    /// identity transform, else [`LoadedScene::flatten`]. `file` names the source in errors.
+    pub fn to_mesh(&self, file: &str) -> Result<Mesh, Error> {
+        let built =
+            if self.instances.len() == 1 && self.instances[0].transform == Matrix4::identity() {
+                let m = &self.meshes[self.instances[0].mesh];
+                Mesh::new(m.positions.clone(), m.triangles.clone())
+            } else {
+                let (m, _) = self.flatten();
+                Mesh::new(m.positions, m.triangles)
+            };
+        built.map_err(|e| Error::new(file, ErrorKind::Build(e.to_string())))
     }
 
     /// Checks every mesh and instance (see [`LoadedMesh`] and [`LoadedInstance`]).

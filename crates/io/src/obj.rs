@@ -10,7 +10,8 @@ use crate::{guard, Format};
 /// Reads OBJ text. Polygons are fan-triangulated in order (`a b c d` gives `a b c`, `a c d`);
 /// points and lines are ignored; materials are not loaded (`mtllib` is skipped). Objects and
 /// groups without faces give no mesh.
-pub(crate) fn read(bytes: &[u8], file: &str) -> Result<LoadedScene, Error> {
+/// Unnamed objects are named after `stem` (the file name without extension).
+pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<LoadedScene, Error> {
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -40,7 +41,11 @@ pub(crate) fn read(bytes: &[u8], file: &str) -> Result<LoadedScene, Error> {
             continue;
         }
         let name = if model.name.is_empty() || model.name == "unnamed_object" {
-            format!("object {k}")
+            if k == 0 {
+                stem.to_owned()
+            } else {
+                format!("{stem} {k}")
+            }
         } else {
             model.name
         };

@@ -1,0 +1,137 @@
+//! The `pick --rays` contract: rays in, one JSON object per ray out.
+//!
+//! Input: one ray per line, `ox oy oz dx dy dz [tmax]`, whitespace-separated; blank lines and
+//! lines starting with `#` are skipped. Output, per ray in input order: `{"hit":false}` or
+//! `{"hit":true,"t":T,"object":O,"triangle":K,"point":[x,y,z],"normal":[x,y,z],"uv":[u,v]}`;
+//! with `--all`, `{"hits":[{"t":..,"object":..,"triangle":..,"point":..,"normal":..,"uv":..},..]}`
+//! sorted by t; with `--any`, `{"hit":true|false}`.
+
+use std::fmt::Write as _;
+
+use raypick_primitives::{Point3, Ray, Real, Vector3};
+use raypick_query::RayQuery;
+
+use crate::world::{World, WorldHit};
+use crate::CliError;
+
+/// A ray read from the input and its `t_max` (infinity when not given).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputRay {
+    pub ray: Ray,
+    pub t_max: Real,
+}
+
+/// Parses the whole input first, so a malformed line leaves stdout empty.
+///
+/// Coordinates must be finite numbers; `tmax` may be `inf` but not NaN or negative.
+pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
+    let mut rays = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: String| CliError::BadInput(format!("{source}, line {}: {why}", n + 1));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() != 6 && fields.len() != 7 {
+            return Err(bad(format!(
+                "expected 6 or 7 numbers (ox oy oz dx dy dz [tmax]), found {} fields",
+                fields.len()
+            )));
+        }
+        let mut v = [0.0 as Real; 7];
+        for (k, f) in fields.iter().enumerate() {
+            v[k] = f
+                .parse::<Real>()
+                .map_err(|_| bad(format!("{f:?} is not a number")))?;
+        }
+        if let Some(k) = v[..6].iter().position(|c| !c.is_finite()) {
+            return Err(bad(format!(
+                "{} must be finite",
+                ["ox", "oy", "oz", "dx", "dy", "dz"][k]
+            )));
+        }
+        let t_max = if fields.len() == 7 {
+            v[6]
+        } else {
+            Real::INFINITY
+        };
+        if t_max.is_nan() || t_max < 0.0 {
+            return Err(bad(format!(
+                "tmax must be a number >= 0, got {}",
+                fields[6]
+            )));
+        }
+        rays.push(InputRay {
+            ray: Ray::new(
+                Point3::new(v[0], v[1], v[2]),
+                Vector3::new(v[3], v[4], v[5]),
+            ),
+            t_max,
+        });
+    }
+    Ok(rays)
+}
+
+/// What each output line answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Closest,
+    Any,
+    All,
+}
+
+/// The JSON line for one ray (no trailing newline).
+pub fn answer(world: &World, r: &InputRay, mode: Mode, base: &RayQuery) -> String {
+    let q = RayQuery {
+        t_max: r.t_max,
+        ..*base
+    };
+    match mode {
+        Mode::Closest => match world.closest_hit(&r.ray, &q) {
+            None => "{\"hit\":false}".to_owned(),
+            Some(h) => format!("{{\"hit\":true,{}}}", hit_fields(&h)),
+        },
+        Mode::Any => format!("{{\"hit\":{}}}", world.any_hit(&r.ray, &q)),
+        Mode::All => {
+            let mut s = String::from("{\"hits\":[");
+            for (i, h) in world.all_hits(&r.ray, &q).iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                let _ = write!(s, "{{{}}}", hit_fields(h));
+            }
+            s.push_str("]}");
+            s
+        }
+    }
+}
+
+/// `"t":..,"object":..,"triangle":..,"point":[..],"normal":[..],"uv":[..]`. Floats use
+/// Rust's shortest round-trip form, so parsing them back gives the same f32.
+pub fn hit_fields(h: &WorldHit) -> String {
+    let n = h.normal.into_inner();
+    format!(
+        "\"t\":{},\"object\":{},\"triangle\":{},\"point\":[{},{},{}],\"normal\":[{},{},{}],\"uv\":[{},{}]",
+        num(h.t),
+        h.object,
+        h.triangle,
+        num(h.point.x),
+        num(h.point.y),
+        num(h.point.z),
+        num(n.x),
+        num(n.y),
+        num(n.z),
+        num(h.u),
+        num(h.v)
+    )
+}
+
+/// A JSON number; hits are finite, but never print NaN or inf as JSON.
+fn num(v: Real) -> String {
+    if v.is_finite() {
+        format!("{v:?}")
+    } else {
+        "null".to_owned()
+    }
+}

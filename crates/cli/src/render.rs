@@ -1,0 +1,121 @@
+//! One ray per pixel, in parallel: shaded by normal, or coloured by traversal cost.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use raypick_query::camera::Camera;
+use raypick_query::RayQuery;
+
+use crate::progress::Progress;
+use crate::view::Size;
+use crate::world::World;
+
+pub const BACKGROUND: [u8; 3] = [28, 30, 36];
+const HIGHLIGHT: [u8; 3] = [255, 235, 0];
+
+pub struct Rendered {
+    pub image: image::RgbImage,
+    /// Time spent casting rays (not encoding).
+    pub elapsed: Duration,
+    pub rays: u64,
+    /// For heatmaps: (min, mean, max) nodes visited per pixel.
+    pub cost: Option<(u32, f64, u32)>,
+}
+
+impl Rendered {
+    pub fn rays_per_second(&self) -> f64 {
+        self.rays as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Shaded by the world normal (`rgb = (n + 1) / 2`, dimmed where the surface turns away
+/// from the eye); pixels on `highlight` (object, triangle) in yellow.
+pub fn render_shaded(
+    world: &World,
+    camera: &Camera,
+    size: Size,
+    highlight: Option<(usize, u32)>,
+) -> Rendered {
+    let viewport = size.viewport();
+    let progress = Progress::new("rendering", Some(u64::from(size.height)));
+    let query = RayQuery::default();
+    let start = Instant::now();
+    let mut buf = vec![0u8; size.width as usize * size.height as usize * 3];
+    buf.par_chunks_mut(size.width as usize * 3)
+        .enumerate()
+        .for_each(|(y, row)| {
+            for (x, px) in row.chunks_exact_mut(3).enumerate() {
+                let color = camera
+                    .ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport)
+                    .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))
+                    .map_or(BACKGROUND, |(ray, h)| {
+                        if highlight == Some((h.object, h.triangle)) {
+                            return HIGHLIGHT;
+                        }
+                        let n = h.normal.into_inner();
+                        let facing = n.dot(&ray.dir).abs() / ray.dir.norm().max(f32::MIN_POSITIVE);
+                        let light = 0.35 + 0.65 * facing;
+                        [n.x, n.y, n.z]
+                            .map(|c| ((c * 0.5 + 0.5) * light * 255.0).clamp(0.0, 255.0) as u8)
+                    });
+                px.copy_from_slice(&color);
+            }
+            progress.inc(1);
+        });
+    let elapsed = start.elapsed();
+    Rendered {
+        image: image::RgbImage::from_raw(size.width, size.height, buf).unwrap_or_default(),
+        elapsed,
+        rays: u64::from(size.width) * u64::from(size.height),
+        cost: None,
+    }
+}
+
+/// Coloured by the number of BVH nodes each pixel's closest-hit traversal visits, from dark
+/// blue (fewest in the image) through green and yellow to red (most).
+pub fn render_heatmap(world: &World, camera: &Camera, size: Size) -> Rendered {
+    let viewport = size.viewport();
+    let progress = Progress::new("rendering heatmap", Some(u64::from(size.height)));
+    let start = Instant::now();
+    let w = size.width as usize;
+    let mut costs = vec![0u32; w * size.height as usize];
+    costs.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, c) in row.iter_mut().enumerate() {
+            *c = camera
+                .ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport)
+                .map_or(0, |ray| world.traversal_cost(&ray).0);
+        }
+        progress.inc(1);
+    });
+    let elapsed = start.elapsed();
+    let min = costs.iter().copied().min().unwrap_or(0);
+    let max = costs.iter().copied().max().unwrap_or(0);
+    let mean = costs.iter().map(|&c| f64::from(c)).sum::<f64>() / costs.len().max(1) as f64;
+    let span = (max - min).max(1) as f32;
+    let buf: Vec<u8> = costs
+        .iter()
+        .flat_map(|&c| ramp((c - min) as f32 / span))
+        .collect();
+    Rendered {
+        image: image::RgbImage::from_raw(size.width, size.height, buf).unwrap_or_default(),
+        elapsed,
+        rays: costs.len() as u64,
+        cost: Some((min, mean, max)),
+    }
+}
+
+/// A blue, cyan, green, yellow, red ramp over `0..=1`.
+fn ramp(t: f32) -> [u8; 3] {
+    const STOPS: [[f32; 3]; 5] = [
+        [20.0, 20.0, 90.0],
+        [0.0, 150.0, 220.0],
+        [40.0, 200.0, 60.0],
+        [250.0, 220.0, 30.0],
+        [230.0, 30.0, 20.0],
+    ];
+    let t = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f32;
+    let i = (t as usize).min(STOPS.len() - 2);
+    let f = t - i as f32;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    [0, 1, 2].map(|k| (a[k] + (b[k] - a[k]) * f) as u8)
+}
