@@ -154,7 +154,29 @@ fn main() -> ExitCode {
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind as K;
+            if matches!(
+                e.kind(),
+                K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
+            }
+            // clap's message, kept to its first line: one sentence, like every other error.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("raypick: error: {first} (see raypick --help)");
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Demo { output, size } => demo(&output, size),
         Command::Info { file } => info(&file),
