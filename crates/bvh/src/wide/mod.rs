@@ -58,6 +58,9 @@ use crate::{Bvh, Node};
 #[cfg(target_arch = "x86_64")]
 mod simd;
 mod traverse;
+mod triangle;
+
+pub use triangle::{BlockHits, TriangleBlock, TriangleBlock4, TriangleBlock8};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).
 const EMPTY_SLOT: u32 = u32::MAX;

@@ -10,9 +10,10 @@ use std::arch::x86_64::*;
 use std::ops::{ControlFlow, Range};
 
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::Real;
+use raypick_primitives::{Real, WatertightRay};
 
 use super::traverse::{run_kernel, Kernel, RayK, INV_EXIT_SCALE};
+use super::triangle::BlockHits;
 use super::{SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
@@ -224,4 +225,242 @@ pub(crate) fn run8<F>(
             leaf
         )
     }
+}
+
+/// The vector operations the triangle kernel needs, once per width, each compiled with its
+/// width's target feature. Comparisons are ordered: false when either side is NaN.
+macro_rules! vec_ops {
+    ($m:ident, $feat:literal, $v:ty, $w:literal, $set1:ident, $loadu:ident, $storeu:ident,
+     $add:ident, $sub:ident, $mul:ident, $div:ident, $and:ident, $or:ident, $andnot:ident,
+     $movemask:ident, $lt:expr, $gt:expr, $le:expr, $ge:expr, $eq:expr) => {
+        mod $m {
+            #[allow(clippy::wildcard_imports)]
+            use std::arch::x86_64::*;
+            pub(super) type V = $v;
+            pub(super) const W: usize = $w;
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn splat(x: f32) -> V {
+                $set1(x)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn load(s: &[f32]) -> V {
+                let s = &s[..W];
+                // SAFETY: `s` holds W f32s (checked by the slice); no alignment needed.
+                unsafe { $loadu(s.as_ptr()) }
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn store(s: &mut [f32], x: V) {
+                let s = &mut s[..W];
+                // SAFETY: `s` holds W f32s (checked by the slice); no alignment needed.
+                unsafe { $storeu(s.as_mut_ptr(), x) }
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn add(a: V, b: V) -> V {
+                $add(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn sub(a: V, b: V) -> V {
+                $sub(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn mul(a: V, b: V) -> V {
+                $mul(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn div(a: V, b: V) -> V {
+                $div(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn and(a: V, b: V) -> V {
+                $and(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn or(a: V, b: V) -> V {
+                $or(a, b)
+            }
+            /// `!a & b`.
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn andnot(a: V, b: V) -> V {
+                $andnot(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn bits(a: V) -> u32 {
+                $movemask(a) as u32
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn lt(a: V, b: V) -> V {
+                $lt(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn gt(a: V, b: V) -> V {
+                $gt(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn le(a: V, b: V) -> V {
+                $le(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn ge(a: V, b: V) -> V {
+                $ge(a, b)
+            }
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) fn eq(a: V, b: V) -> V {
+                $eq(a, b)
+            }
+        }
+    };
+}
+
+vec_ops!(
+    v4,
+    "sse",
+    __m128,
+    4,
+    _mm_set1_ps,
+    _mm_loadu_ps,
+    _mm_storeu_ps,
+    _mm_add_ps,
+    _mm_sub_ps,
+    _mm_mul_ps,
+    _mm_div_ps,
+    _mm_and_ps,
+    _mm_or_ps,
+    _mm_andnot_ps,
+    _mm_movemask_ps,
+    _mm_cmplt_ps,
+    _mm_cmpgt_ps,
+    _mm_cmple_ps,
+    _mm_cmpge_ps,
+    _mm_cmpeq_ps
+);
+vec_ops!(
+    v8,
+    "avx2",
+    __m256,
+    8,
+    _mm256_set1_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_add_ps,
+    _mm256_sub_ps,
+    _mm256_mul_ps,
+    _mm256_div_ps,
+    _mm256_and_ps,
+    _mm256_or_ps,
+    _mm256_andnot_ps,
+    _mm256_movemask_ps,
+    _mm256_cmp_ps::<_CMP_LT_OQ>,
+    _mm256_cmp_ps::<_CMP_GT_OQ>,
+    _mm256_cmp_ps::<_CMP_LE_OQ>,
+    _mm256_cmp_ps::<_CMP_GE_OQ>,
+    _mm256_cmp_ps::<_CMP_EQ_OQ>
+);
+
+/// The watertight triangle kernel on `W` lanes from `off`, with the scalar test's f32
+/// operations in the scalar order. Writes the lanes' candidate mask, front mask, `t`, `u`,
+/// `v` into `out` and returns the mask of lanes with an edge function exactly zero (which
+/// the caller must decide with the scalar test).
+macro_rules! tri_kernel {
+    ($name:ident, $m:ident, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        #[inline]
+        fn $name<const N: usize>(
+            v: &[[[f32; N]; 3]; 3],
+            off: usize,
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            out: &mut BlockHits<N>,
+        ) -> u32 {
+            use $m::*;
+            let [kx, ky, kz] = r.k;
+            let [sx, sy, sz] = r.shear;
+            let o = r.origin;
+            let (sx, sy, sz) = (splat(sx), splat(sy), splat(sz));
+            // Corner `c` minus the origin, on axis `a`.
+            let rel = [splat(o[0]), splat(o[1]), splat(o[2])];
+            let corner = |c: usize| -> [V; 3] {
+                [
+                    sub(load(&v[c][kx][off..]), rel[kx]),
+                    sub(load(&v[c][ky][off..]), rel[ky]),
+                    sub(load(&v[c][kz][off..]), rel[kz]),
+                ]
+            };
+            let (a_, b_, c_) = (corner(0), corner(1), corner(2));
+            let ax = sub(a_[0], mul(sx, a_[2]));
+            let ay = sub(a_[1], mul(sy, a_[2]));
+            let bx = sub(b_[0], mul(sx, b_[2]));
+            let by = sub(b_[1], mul(sy, b_[2]));
+            let cx = sub(c_[0], mul(sx, c_[2]));
+            let cy = sub(c_[1], mul(sy, c_[2]));
+            let u = sub(mul(cx, by), mul(cy, bx));
+            let vv = sub(mul(ax, cy), mul(ay, cx));
+            let w = sub(mul(bx, ay), mul(by, ax));
+            let zero = splat(0.0);
+            let zero_lanes = bits(or(or(eq(u, zero), eq(vv, zero)), eq(w, zero)));
+            let neg = or(or(lt(u, zero), lt(vv, zero)), lt(w, zero));
+            let pos = or(or(gt(u, zero), gt(vv, zero)), gt(w, zero));
+            let det = add(add(u, vv), w);
+            let front = gt(det, zero);
+            let az = mul(sz, a_[2]);
+            let bz = mul(sz, b_[2]);
+            let cz = mul(sz, c_[2]);
+            let ts = add(add(mul(u, az), mul(vv, bz)), mul(w, cz));
+            let (tmin, tmax) = (splat(t_min), splat(t_max));
+            let (lo, hi) = (mul(tmin, det), mul(tmax, det));
+            let in_pos = and(front, and(ge(ts, lo), le(ts, hi)));
+            let in_neg = and(lt(det, zero), and(le(ts, lo), ge(ts, hi)));
+            let inv = div(splat(1.0), det);
+            let t = mul(ts, inv);
+            let recheck = and(ge(t, tmin), le(t, tmax));
+            let ok = andnot(and(neg, pos), and(or(in_pos, in_neg), recheck));
+            store(&mut out.t[off..], t);
+            store(&mut out.u[off..], mul(vv, inv));
+            store(&mut out.v[off..], mul(w, inv));
+            out.mask |= bits(ok) << off;
+            out.front |= bits(front) << off;
+            zero_lanes << off
+        }
+    };
+}
+
+tri_kernel!(tri_sse, v4, "sse");
+tri_kernel!(tri_avx2, v8, "avx2");
+
+/// Runs the triangle kernel over all `N` lanes of a block (`N` a multiple of 4) on `path`;
+/// returns the lanes the scalar test must decide (see `tri_kernel`).
+pub(crate) fn triangles<const N: usize>(
+    path: SimdPath,
+    v: &[[[f32; N]; 3]; 3],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<N>,
+) -> u32 {
+    if N == 8 && path == SimdPath::Avx2 && avx2_available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { tri_avx2(v, 0, r, t_min, t_max, out) };
+    }
+    let mut zero = 0;
+    for off in (0..N).step_by(4) {
+        // SAFETY: SSE is part of the x86_64 baseline.
+        zero |= unsafe { tri_sse(v, off, r, t_min, t_max, out) };
+    }
+    zero
 }
