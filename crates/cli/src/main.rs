@@ -91,7 +91,8 @@ struct PickArgs {
     /// pixel's centre at X+0.5, Y+0.5).
     #[arg(long, conflicts_with = "rays", required_unless_present = "rays")]
     pixel: Option<Pixel>,
-    /// Read rays "ox oy oz dx dy dz [tmax]", one per line, from this file ("-" for stdin).
+    /// Read rays "ox oy oz dx dy dz" (optionally then "tmax"), one per line, from this file
+    /// ("-" for stdin).
     #[arg(long)]
     rays: Option<String>,
     /// Image size W,H for --pixel.
