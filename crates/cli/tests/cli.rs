@@ -129,9 +129,9 @@ fn write_ply(dir: &TempDir, s: &LoadedScene) -> PathBuf {
     path
 }
 
-/// A GLB with the bunny placed twice: node 0 as is, node 1 translated by (20, 0, 0) and
-/// mirrored in x.
-fn write_glb(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+/// glTF JSON and its binary buffer for the bunny placed twice: node 0 as is, node 1
+/// translated by (20, 0, 0) and mirrored in x. `uri` names the buffer (none: the GLB chunk).
+fn gltf_parts(s: &LoadedScene, uri: Option<&str>) -> (String, Vec<u8>) {
     let m = &s.meshes[0];
     let mut bin = Vec::new();
     for p in &m.positions {
@@ -147,9 +147,10 @@ fn write_glb(dir: &TempDir, s: &LoadedScene) -> PathBuf {
     }
     let idx_len = bin.len() - pos_len;
     let b = m.bounds();
+    let uri = uri.map(|u| format!(r#""uri":"{u}","#)).unwrap_or_default();
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},
-"buffers":[{{"byteLength":{}}}],
+"buffers":[{{{uri}"byteLength":{}}}],
 "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{pos_len}}},{{"buffer":0,"byteOffset":{pos_len},"byteLength":{idx_len}}}],
 "accessors":[{{"bufferView":0,"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},
 {{"bufferView":1,"componentType":5125,"count":{},"type":"SCALAR"}}],
@@ -166,6 +167,39 @@ fn write_glb(dir: &TempDir, s: &LoadedScene) -> PathBuf {
         b.max.z,
         m.triangles.len() * 3
     );
+    (json, bin)
+}
+
+fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            s.push(if k <= c.len() {
+                A[((n >> (18 - 6 * k)) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    s
+}
+
+/// The two bunnies as a .gltf with an embedded base64 buffer.
+fn write_gltf(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+    let (_, bin) = gltf_parts(s, None);
+    let uri = format!("data:application/octet-stream;base64,{}", base64(&bin));
+    let (json, _) = gltf_parts(s, Some(&uri));
+    let path = dir.path("two_bunnies.gltf");
+    std::fs::write(&path, json).unwrap();
+    path
+}
+
+/// The two bunnies as a GLB.
+fn write_glb(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+    let (json, bin) = gltf_parts(s, None);
     let mut j = json.into_bytes();
     while j.len() % 4 != 0 {
         j.push(b' ');
