@@ -561,3 +561,47 @@ fn deep_chain_trees_use_the_large_stack_and_agree() {
         check_candidates(&bvh, &w8, &boxes, &r, t0, t1, "chain");
     }
 }
+
+#[test]
+fn refit_keeps_the_tree_valid_and_complete() {
+    let mut rng = Rng(17);
+    for n in [0usize, 1, 5, 64, 700] {
+        let boxes = families(n, 40 + n as u64).remove(0).1;
+        let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+        let mut w4 = Bvh4::from_bvh(&bvh);
+        let mut w8 = Bvh8::from_bvh(&bvh);
+        // Move every box: shift and scale, so the old boxes no longer contain them.
+        let moved: Vec<Aabb> = boxes
+            .iter()
+            .map(|b| {
+                let d = Vector3::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), 0.0);
+                Aabb::new(b.min + d, b.max + d + Vector3::new(0.3, 0.2, 0.1))
+            })
+            .collect();
+        let perm = bvh.prim_indices();
+        w4.refit(perm, &moved).unwrap();
+        w8.refit(perm, &moved).unwrap();
+        let mut moved_bvh = bvh.clone();
+        moved_bvh.refit(&moved).unwrap();
+        check_wide(&moved_bvh, &w4, "refit bvh4");
+        check_wide(&moved_bvh, &w8, "refit bvh8");
+        for _ in 0..env_cases(60) {
+            let r = ray(&mut rng, &moved);
+            let (t0, t1) = bounds(&mut rng);
+            check_candidates(&moved_bvh, &w4, &moved, &r, t0, t1, "refit");
+            check_candidates(&moved_bvh, &w8, &moved, &r, t0, t1, "refit");
+        }
+        if n > 0 {
+            // Bad input is refused and leaves the tree as it was.
+            let before = w8.clone();
+            let mut bad = moved.clone();
+            bad[n / 2].min.y = f32::NAN;
+            assert!(w8.refit(perm, &bad).is_err());
+            assert!(w8.refit(perm, &moved[1..]).is_err());
+            let mut bad_perm = perm.to_vec();
+            bad_perm[0] = n as u32;
+            assert!(w8.refit(&bad_perm, &moved).is_err());
+            assert_eq!(w8, before);
+        }
+    }
+}
