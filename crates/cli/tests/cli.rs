@@ -351,6 +351,7 @@ fn every_command_works_on_every_format() {
         write_stl(&dir, &s),
         write_ply(&dir, &s),
         write_glb(&dir, &s),
+        write_gltf(&dir, &s),
     ];
     let rays = "0 5 20 0 0 -1\n1 3 -20 0 0 1\n30 30 30 1 0 0\n";
     let mut first: Option<Vec<String>> = None;
