@@ -424,11 +424,11 @@ impl<const N: usize> WideBvh<N> {
                     }
                     WideChild::Node(c) => {
                         let cb = &self.nodes[c].bounds;
-                        for cs in 0..N {
-                            // Unused slots hold +inf .. -inf, which min/max ignore.
-                            for a in 0..3 {
-                                lo[a] = lo[a].min(cb[a][cs]);
-                                hi[a] = hi[a].max(cb[3 + a][cs]);
+                        // Unused slots hold +inf .. -inf, which min/max ignore.
+                        for a in 0..3 {
+                            for (&l, &h) in cb[a].iter().zip(&cb[3 + a]) {
+                                lo[a] = lo[a].min(l);
+                                hi[a] = hi[a].max(h);
                             }
                         }
                     }
