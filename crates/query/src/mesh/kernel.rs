@@ -52,46 +52,37 @@ impl RayKernel {
         [d[kx] - self.s[0] * d[kz], d[ky] - self.s[1] * d[kz]]
     }
 
-    /// The watertight test of [`WatertightRay::intersect`], bit for bit, except that the
-    /// degenerate-triangle check is left to the caller (the mesh keeps a precomputed flag).
+    /// The watertight test of [`WatertightRay::intersect`], bit for bit, with the ray's axis
+    /// permutation `k` fixed at compile time (the hot loops are instantiated once per
+    /// permutation, see [`dispatch_k`]). The degenerate-triangle check is left to the caller
+    /// (the mesh keeps a precomputed flag).
     #[inline(always)]
-    pub fn intersect(
+    pub fn intersect_k<const KX: usize, const KY: usize, const KZ: usize>(
         &self,
         tri: &[Point3<Real>; 3],
         t_min: Real,
         t_max: Real,
         cull: Cull,
     ) -> Option<RawHit> {
-        let [kx, ky, kz] = self.k;
         let [sx, sy, sz] = self.s;
         let o = self.o;
         let [a, b, c] = tri;
         let a_ = [a.x - o[0], a.y - o[1], a.z - o[2]];
         let b_ = [b.x - o[0], b.y - o[1], b.z - o[2]];
         let c_ = [c.x - o[0], c.y - o[1], c.z - o[2]];
-        let ax = a_[kx] - sx * a_[kz];
-        let ay = a_[ky] - sy * a_[kz];
-        let bx = b_[kx] - sx * b_[kz];
-        let by = b_[ky] - sy * b_[kz];
-        let cx = c_[kx] - sx * c_[kz];
-        let cy = c_[ky] - sy * c_[kz];
+        let ax = a_[KX] - sx * a_[KZ];
+        let ay = a_[KY] - sy * a_[KZ];
+        let bx = b_[KX] - sx * b_[KZ];
+        let by = b_[KY] - sy * b_[KZ];
+        let cx = c_[KX] - sx * c_[KZ];
+        let cy = c_[KY] - sy * c_[KZ];
 
         let mut u = cx * by - cy * bx;
         let mut v = ax * cy - ay * cx;
         let mut w = bx * ay - by * ax;
         if u == 0.0 || v == 0.0 || w == 0.0 {
             // Exact sign on the edge: f32 products are exact in f64.
-            let (ax, ay, bx, by, cx, cy) = (
-                f64::from(ax),
-                f64::from(ay),
-                f64::from(bx),
-                f64::from(by),
-                f64::from(cx),
-                f64::from(cy),
-            );
-            u = (cx * by - cy * bx) as Real;
-            v = (ax * cy - ay * cx) as Real;
-            w = (bx * ay - by * ax) as Real;
+            (u, v, w) = edge_functions_f64(ax, ay, bx, by, cx, cy);
         }
         if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
             return None;
@@ -103,9 +94,9 @@ impl RayKernel {
             Cull::Front if front_face => return None,
             _ => {}
         }
-        let az = sz * a_[kz];
-        let bz = sz * b_[kz];
-        let cz = sz * c_[kz];
+        let az = sz * a_[KZ];
+        let bz = sz * b_[KZ];
+        let cz = sz * c_[KZ];
         let t_scaled = u * az + v * bz + w * cz;
         let in_range = if det > 0.0 {
             t_scaled >= t_min * det && t_scaled <= t_max * det
@@ -134,6 +125,48 @@ impl RayKernel {
         })
     }
 }
+
+#[cold]
+#[inline(never)]
+fn edge_functions_f64(
+    ax: Real,
+    ay: Real,
+    bx: Real,
+    by: Real,
+    cx: Real,
+    cy: Real,
+) -> (Real, Real, Real) {
+    let (ax, ay, bx, by, cx, cy) = (
+        f64::from(ax),
+        f64::from(ay),
+        f64::from(bx),
+        f64::from(by),
+        f64::from(cx),
+        f64::from(cy),
+    );
+    (
+        (cx * by - cy * bx) as Real,
+        (ax * cy - ay * cx) as Real,
+        (bx * ay - by * ax) as Real,
+    )
+}
+
+/// `dispatch_k!(k, f::<_>(args))` calls the generic function `f::<KX, KY, KZ>(args)`
+/// instantiated for the ray's axis permutation `k`, so that its hot loop runs
+/// [`RayKernel::intersect_k`] with constant indices.
+macro_rules! dispatch_k {
+    ($k:expr, $f:ident :: <_> ($($arg:expr),*)) => {
+        match $k {
+            [1, 2, 0] => $f::<1, 2, 0>($($arg),*),
+            [2, 1, 0] => $f::<2, 1, 0>($($arg),*),
+            [2, 0, 1] => $f::<2, 0, 1>($($arg),*),
+            [0, 2, 1] => $f::<0, 2, 1>($($arg),*),
+            [0, 1, 2] => $f::<0, 1, 2>($($arg),*),
+            _ => $f::<1, 0, 2>($($arg),*),
+        }
+    };
+}
+pub(crate) use dispatch_k;
 
 /// True when the triangle has exactly zero area, decided in f64 (the rule of
 /// `Triangle::is_degenerate`, which the primitives' kernel applies per hit).

@@ -12,6 +12,7 @@ mod nearest;
 mod overlap;
 mod ray;
 
+use raypick_bvh::wide::Bvh8;
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
@@ -52,6 +53,8 @@ pub use ray::{Hit, RayQuery};
 #[derive(Clone, Debug)]
 pub struct Mesh {
     bvh: Bvh,
+    /// The same tree collapsed to 8 children per node, for ray traversal (SIMD box tests).
+    wide: Bvh8,
     /// Vertices of each triangle, in leaf order.
     tris: Vec<[Point3<Real>; 3]>,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
@@ -116,6 +119,7 @@ impl Mesh {
         let indices: Vec<[u32; 3]> = order.iter().map(|&p| triangles[p as usize]).collect();
         let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
         let mut mesh = Mesh {
+            wide: Bvh8::from_bvh(&bvh),
             bvh,
             degenerate: vec![0; tris.len().div_ceil(64)],
             tris,
@@ -131,9 +135,11 @@ impl Mesh {
     /// and refits the BVH, keeping its shape.
     ///
     /// Queries afterwards see the new positions exactly. Errors, leaving the mesh unchanged:
-    /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. The first call
-    /// allocates a box buffer (24 bytes per triangle) that later calls reuse; nothing else is
-    /// allocated. O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
+    /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. The vertex data and
+    /// the binary BVH are updated in place; the first call allocates a box buffer (24 bytes
+    /// per triangle) that later calls reuse. The 8-wide traversal tree is collapsed again
+    /// from the refit tree, which allocates its node array (about 256 bytes per 7 leaves).
+    /// O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
     /// the mesh then.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
@@ -153,6 +159,8 @@ impl Mesh {
         }
         self.mark_degenerate();
         self.bvh.refit(&self.refit_boxes)?;
+        // The wide tree has no refit of its own: collapse the refit binary tree again.
+        self.wide = Bvh8::from_bvh(&self.bvh);
         Ok(())
     }
 
@@ -194,16 +202,23 @@ impl Mesh {
         self.bvh.bounds()
     }
 
-    /// The mesh's BVH (leaf `i` of [`Bvh::prim_indices`] order is the mesh's leaf slot `i`).
+    /// The mesh's binary BVH (leaf `i` of [`Bvh::prim_indices`] order is the mesh's leaf slot
+    /// `i`), used for nearest-point and overlap queries and refits.
     #[must_use]
     pub fn bvh(&self) -> &Bvh {
         &self.bvh
     }
 
+    /// The 8-wide tree the ray queries traverse, collapsed from [`Mesh::bvh`] (same leaves).
+    #[must_use]
+    pub fn wide_bvh(&self) -> &Bvh8 {
+        &self.wide
+    }
+
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
     /// indices (12), degenerate flags, the BVH's nodes (32 bytes each) and leaf order (4 per
-    /// triangle), the refit buffer once [`Mesh::update_positions`] ran (24 per triangle),
-    /// and the struct itself.
+    /// triangle), the 8-wide traversal tree (256 bytes per node), the refit buffer once
+    /// [`Mesh::update_positions`] ran (24 per triangle), and the struct itself.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
@@ -214,6 +229,7 @@ impl Mesh {
             + self.refit_boxes.capacity() * size_of::<Aabb>()
             + std::mem::size_of_val(self.bvh.nodes())
             + std::mem::size_of_val(self.bvh.prim_indices())
+            + self.wide.memory_bytes()
     }
 
     /// [`Mesh::memory_bytes`] divided by the triangle count; 0 for an empty mesh.

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use super::kernel::{unit_normal, RawHit, RayKernel};
+use super::kernel::{dispatch_k, unit_normal, RawHit, RayKernel};
 use super::Mesh;
 
 /// The interval and face culling of a ray query.
@@ -106,27 +106,8 @@ impl Mesh {
         if !k.valid {
             return None;
         }
-        let prims = self.bvh.prim_indices();
-        let (t_min, cull) = (query.t_min, query.cull);
-        let mut best_t = query.t_max;
-        let mut best: Option<(RawHit, usize)> = None;
-        let mut best_prim = u32::MAX;
-        self.bvh
-            .traverse_ray(ray, query.t_min, query.t_max, |range, t_max| {
-                for pos in range {
-                    if let Some(h) = k.intersect(&self.tris[pos], t_min, best_t, cull) {
-                        // h.t <= best_t here; a tie goes to the lower original index.
-                        if (h.t < best_t || prims[pos] < best_prim) && !self.is_degenerate_at(pos) {
-                            best_t = h.t;
-                            best_prim = prims[pos];
-                            best = Some((h, pos));
-                            *t_max = prune_bound(best_t);
-                        }
-                    }
-                }
-                ControlFlow::Continue(())
-            });
-        best.map(|(h, pos)| self.make_hit(pos, &h))
+        dispatch_k!(k.k, closest_k::<_>(self, ray, &k, query))
+            .map(|(h, pos)| self.make_hit(pos, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -138,20 +119,7 @@ impl Mesh {
         if !k.valid {
             return false;
         }
-        let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-        let mut found = false;
-        self.bvh.traverse_ray(ray, t_min, t_max, |range, _| {
-            for pos in range {
-                if k.intersect(&self.tris[pos], t_min, t_max, cull).is_some()
-                    && !self.is_degenerate_at(pos)
-                {
-                    found = true;
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        });
-        found
+        dispatch_k!(k.k, any_k::<_>(self, ray, &k, query))
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -186,17 +154,7 @@ impl Mesh {
         if !k.valid {
             return;
         }
-        let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-        self.bvh.traverse_ray(ray, t_min, t_max, |range, _| {
-            for pos in range {
-                if let Some(h) = k.intersect(&self.tris[pos], t_min, t_max, cull) {
-                    if !self.is_degenerate_at(pos) {
-                        out.push(super::all_hits::pending(pos, &h));
-                    }
-                }
-            }
-            ControlFlow::Continue(())
-        });
+        dispatch_k!(k.k, all_k::<_>(self, ray, &k, query, out));
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
@@ -221,6 +179,87 @@ impl Mesh {
             front_face: h.front_face,
         }
     }
+}
+
+/// The closest hit as (kernel hit, leaf slot); ties at equal `t` go to the lowest original
+/// index.
+#[inline(always)]
+fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
+    mesh: &Mesh,
+    ray: &Ray,
+    k: &RayKernel,
+    query: &RayQuery,
+) -> Option<(RawHit, usize)> {
+    let prims = mesh.bvh.prim_indices();
+    let (t_min, cull) = (query.t_min, query.cull);
+    let mut best_t = query.t_max;
+    let mut best: Option<(RawHit, usize)> = None;
+    let mut best_prim = u32::MAX;
+    mesh.wide
+        .traverse_ray(ray, query.t_min, query.t_max, |range, t_max| {
+            let start = range.start;
+            for (i, tri) in mesh.tris[range].iter().enumerate() {
+                if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, best_t, cull) {
+                    let pos = start + i;
+                    // h.t <= best_t here; a tie goes to the lower original index.
+                    if (h.t < best_t || prims[pos] < best_prim) && !mesh.is_degenerate_at(pos) {
+                        best_t = h.t;
+                        best_prim = prims[pos];
+                        best = Some((h, pos));
+                        *t_max = prune_bound(best_t);
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        });
+    best
+}
+
+#[inline(always)]
+fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
+    mesh: &Mesh,
+    ray: &Ray,
+    k: &RayKernel,
+    query: &RayQuery,
+) -> bool {
+    let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
+    let mut found = false;
+    mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
+        let start = range.start;
+        for (i, tri) in mesh.tris[range].iter().enumerate() {
+            if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
+                .is_some()
+                && !mesh.is_degenerate_at(start + i)
+            {
+                found = true;
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+#[inline(always)]
+fn all_k<const KX: usize, const KY: usize, const KZ: usize>(
+    mesh: &Mesh,
+    ray: &Ray,
+    k: &RayKernel,
+    query: &RayQuery,
+    out: &mut Vec<Hit>,
+) {
+    let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
+    mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
+        let start = range.start;
+        for (i, tri) in mesh.tris[range].iter().enumerate() {
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull) {
+                if !mesh.is_degenerate_at(start + i) {
+                    out.push(super::all_hits::pending(start + i, &h));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
 }
 
 #[inline]
