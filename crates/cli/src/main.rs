@@ -326,15 +326,26 @@ fn info(file: &Path) -> Result<(), CliError> {
     } else {
         println!("bounds: min {} max {}", fmt_p(&b.min), fmt_p(&b.max));
     }
-    let stats = world.mesh().bvh().stats();
+    let stats = world.mesh_stats();
+    let nodes: usize = stats.iter().map(|s| s.node_count).sum();
+    let leaves: usize = stats.iter().map(|s| s.leaf_count).sum();
+    let depth = stats.iter().map(|s| s.depth).max().unwrap_or(0);
+    // SAH costs weighted by triangles: the expected cost of a ray through a random mesh.
+    let prims: usize = stats.iter().map(|s| s.prim_count).sum();
+    let sah = stats
+        .iter()
+        .map(|s| s.sah_cost * s.prim_count as f64)
+        .sum::<f64>()
+        / prims.max(1) as f64;
     println!(
-        "BVH: {} nodes ({} leaves), depth {}, SAH cost {:.2}, leaf size {}..={}",
-        stats.node_count,
-        stats.leaf_count,
-        stats.depth,
-        stats.sah_cost,
-        stats.min_leaf_size,
-        stats.max_leaf_size
+        "BVH: {nodes} nodes ({leaves} leaves) in {} tree{}, depth {depth}, SAH cost {sah:.2}{}",
+        stats.len(),
+        if stats.len() == 1 { "" } else { "s" },
+        if stats.len() > 1 {
+            " (triangle-weighted mean)"
+        } else {
+            ""
+        }
     );
     println!("build time: {}", fmt_duration(world.build_time));
     let bytes = world.memory_bytes();
@@ -427,6 +438,7 @@ fn render_cmd(
     let world = load(file)?;
     let camera = camera_for(&world.bounds(), size, spec)?;
     let r = if heatmap {
+        world.prepare_heatmap()?;
         render::render_heatmap(&world, &camera, size)
     } else {
         render::render_shaded(&world, &camera, size, None)

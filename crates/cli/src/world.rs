@@ -69,8 +69,14 @@ impl World {
         self.mesh.bounds()
     }
 
-    pub fn mesh(&self) -> &Mesh {
-        &self.mesh
+    /// BVH statistics of each BVH (here one, over every instance's triangles).
+    pub fn mesh_stats(&self) -> Vec<raypick_bvh::BvhStats> {
+        vec![self.mesh.bvh().stats()]
+    }
+
+    /// Prepares [`World::traversal_cost`] (nothing to do here).
+    pub fn prepare_heatmap(&self) -> Result<(), CliError> {
+        Ok(())
     }
 
     fn to_world_hit(&self, h: raypick_query::Hit) -> WorldHit {
