@@ -9,7 +9,7 @@
 //!   --rays N           rays per set (default 100000; shrink for a quick run)
 //!   --passes N         timed passes, the best is kept (default 3)
 //!   --points N         nearest-point queries per workload (default 10000, 0 = skip)
-//!   --brute-budget N   triangle tests allowed to brute force per ray set (default 3e8);
+//!   --brute-budget N   triangle tests allowed to brute force per ray set (default 3e7);
 //!                      brute force runs on that prefix of the rays, and every other peer is
 //!                      checked against it on the same prefix ("vs brute" column)
 //!   --no-mt            skip the all-threads runs
@@ -62,7 +62,7 @@ fn parse_args() -> Result<Args, String> {
         rays: RAYS_PER_SET,
         passes: 3,
         points: 10_000,
-        brute_budget: 3e8,
+        brute_budget: 3e7,
         mt: true,
         data: None,
         embree: None,
@@ -370,21 +370,40 @@ fn run(args: &Args) -> Result<String, String> {
         )
     });
 
-    let opt =
-        |v: Option<f64>, prec: usize| v.map_or_else(|| "-".to_string(), |v| format!("{v:.prec$}"));
+    // Closest-hit 1T throughput relative to Embree's robust mode on the same set, when merged.
+    let embree_robust = |r: &Row| {
+        rows.iter()
+            .find(|e| {
+                e.workload == r.workload && e.set == r.set && e.peer.starts_with("embree-robust")
+            })
+            .and_then(|e| e.closest_1t)
+    };
+    // Small throughputs (brute force) keep three significant digits.
+    let opt = |v: Option<f64>, prec: usize| {
+        v.map_or_else(
+            || "-".to_string(),
+            |v| {
+                if v != 0.0 && v.abs() < 0.01 {
+                    format!("{v:.2e}")
+                } else {
+                    format!("{v:.prec$}")
+                }
+            },
+        )
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| workload | rays | peer | n rays | build ms 1T | build ms nT | bytes/tri | closest Mrays/s 1T | closest Mrays/s nT | any Mrays/s 1T | hits | sum t | notes |"
+        "| workload | rays | peer | n rays | build ms 1T | build ms nT | bytes/tri | closest Mrays/s 1T | closest Mrays/s nT | any Mrays/s 1T | 1T vs Embree robust | hits | sum t | notes |"
     );
     let _ = writeln!(
         out,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} |",
             r.workload,
             r.set,
             r.peer,
@@ -395,10 +414,58 @@ fn run(args: &Args) -> Result<String, String> {
             opt(r.closest_1t, 3),
             opt(r.closest_nt, 3),
             opt(r.any_1t, 3),
+            opt(r.closest_1t.zip(embree_robust(r)).map(|(a, e)| a / e), 2),
             r.hits,
             r.sum_t,
             r.note
         );
+    }
+    // raypick against every other row, closest hit and any hit, one thread.
+    let others: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for r in rows
+            .iter()
+            .filter(|r| r.peer != "raypick" && r.peer != "brute")
+        {
+            if !v.contains(&r.peer) {
+                v.push(r.peer.clone());
+            }
+        }
+        v
+    };
+    if rows.iter().any(|r| r.peer == "raypick") && !others.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nraypick / peer, closest hit 1T (any hit 1T in brackets):\n\n| workload | rays | {} |\n|---|---|{}",
+            others.join(" | "),
+            "---:|".repeat(others.len())
+        );
+        for r in rows.iter().filter(|r| r.peer == "raypick") {
+            let cells: Vec<String> = others
+                .iter()
+                .map(|name| {
+                    let Some(o) = rows
+                        .iter()
+                        .find(|o| o.workload == r.workload && o.set == r.set && &o.peer == name)
+                    else {
+                        return "-".to_string();
+                    };
+                    let c = r.closest_1t.zip(o.closest_1t).map(|(a, b)| a / b);
+                    let a = r.any_1t.zip(o.any_1t).map(|(a, b)| a / b);
+                    match a {
+                        Some(a) => format!("{} ({a:.2})", opt(c, 2)),
+                        None => opt(c, 2),
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                r.workload,
+                r.set,
+                cells.join(" | ")
+            );
+        }
     }
     if !nearest.is_empty() {
         let _ = writeln!(
