@@ -7,12 +7,14 @@
 //!   --sets LIST        pick,random (default: both)
 //!   --peers LIST       raypick,parry3d,bvh,obvhs,brute (default: every available one)
 //!   --rays N           rays per set (default 100000; shrink for a quick run)
-//!   --passes N         timed passes, the best is kept (default 3)
+//!   --passes N         timed passes, the best is kept (default 5, as embree_ref.py)
 //!   --points N         nearest-point queries per workload (default 10000, 0 = skip)
 //!   --brute-budget N   triangle tests allowed to brute force per ray set (default 3e7);
 //!                      brute force runs on that prefix of the rays, and every other peer is
 //!                      checked against it on the same prefix ("vs brute" column)
 //!   --no-mt            skip the all-threads runs
+//!   --dump DIR         write every peer's closest-hit t per ray to DIR/<workload>_<set>_<peer>.t
+//!                      (f32 little-endian, NaN for a miss) to find the rays where rows differ
 //!   --data DIR         read meshes and rays from exchange files in DIR instead of generating
 //!   --embree FILE      JSON lines of scripts/embree.sh to merge (default:
 //!                      bench-data/embree.jsonl when it exists and the ray counts match)
@@ -46,10 +48,11 @@ struct Args {
     mt: bool,
     data: Option<PathBuf>,
     embree: Option<PathBuf>,
+    dump: Option<PathBuf>,
 }
 
 const USAGE: &str = "usage: compare [--workloads LIST] [--sets LIST] [--peers LIST] [--rays N] \
-[--passes N] [--points N] [--brute-budget N] [--no-mt] [--data DIR] [--embree FILE]";
+[--passes N] [--points N] [--brute-budget N] [--no-mt] [--data DIR] [--embree FILE] [--dump DIR]";
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
@@ -60,12 +63,13 @@ fn parse_args() -> Result<Args, String> {
             .filter(|p| p.available())
             .collect(),
         rays: RAYS_PER_SET,
-        passes: 3,
+        passes: 5,
         points: 10_000,
         brute_budget: 3e7,
         mt: true,
         data: None,
         embree: None,
+        dump: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -92,6 +96,7 @@ fn parse_args() -> Result<Args, String> {
             "--no-mt" => a.mt = false,
             "--data" => a.data = Some(PathBuf::from(value()?)),
             "--embree" => a.embree = Some(PathBuf::from(value()?)),
+            "--dump" => a.dump = Some(PathBuf::from(value()?)),
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -314,6 +319,16 @@ fn run(args: &Args) -> Result<String, String> {
                     .zip(rays)
                     .filter(|(e, r)| !same_hit(peer.closest_hit(r), **e))
                     .count();
+                if let Some(dir) = &args.dump {
+                    let path = dir.join(format!("{w}_{set}_{kind}.t"));
+                    let bytes: Vec<u8> = rays
+                        .iter()
+                        .flat_map(|r| peer.closest_hit(r).unwrap_or(f32::NAN).to_le_bytes())
+                        .collect();
+                    std::fs::create_dir_all(dir)
+                        .and_then(|()| std::fs::write(&path, bytes))
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                }
                 let mut note = format!("vs brute {mismatches}/{}", reference.len());
                 if any_hits != hits {
                     let _ = write!(note, "; any-hit count {any_hits} != {hits}");
