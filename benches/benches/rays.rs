@@ -1,5 +1,7 @@
 //! Closest hit and any hit of raypick and every peer, side by side, on the workloads of
-//! `workloads.md` (both ray sets), single thread.
+//! `workloads.md` (both ray sets), single thread; nearest point (raypick and parry3d's
+//! `project_point`); and raypick's rayon batch (`closest_hit_batch`, all threads) against its
+//! single-thread loop on the same chunk.
 //!
 //! `cargo bench -p raypick-benches --bench rays` runs every workload;
 //! `RAYPICK_BENCH_WORKLOADS=bunny,soup_100k` picks workloads, `RAYPICK_BENCH_PEERS` the peers
@@ -13,7 +15,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use raypick_benches::{parse_list, BenchRay, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET};
+use raypick_benches::peers::RaypickPeer;
+use raypick_benches::{
+    parse_list, query_points, BenchRay, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET,
+};
+use raypick_primitives::Ray;
+use raypick_query::{Hit, RayQuery};
 
 fn env_list<T: Copy>(var: &str, all: &[T], parse: impl Fn(&str) -> Option<T>) -> Vec<T> {
     let v = std::env::var(var).unwrap_or_default();
@@ -70,8 +77,38 @@ fn rays(c: &mut Criterion) {
             .iter()
             .map(|&k| (k, k.build(&mesh).expect("peer builds")))
             .collect();
+        let points = query_points(&mesh, 10_000, 0x9017);
+        let mut g = c.benchmark_group(format!("nearest_point/{w}"));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+        for (kind, peer) in built.iter().filter(|(_, p)| p.has_nearest_point()) {
+            let n = if *kind == PeerKind::Brute { 10 } else { 200 };
+            let mut at = 0;
+            g.throughput(Throughput::Elements(n as u64));
+            g.bench_function(BenchmarkId::from_parameter(kind.name()), |b| {
+                b.iter(|| {
+                    if at + n > points.len() {
+                        at = 0;
+                    }
+                    let pts = &points[at..at + n];
+                    at += n;
+                    pts.iter()
+                        .filter_map(|p| peer.nearest_point(black_box(p)))
+                        .sum::<f32>()
+                });
+            });
+        }
+        g.finish();
+        let raypick = peers
+            .contains(&PeerKind::Raypick)
+            .then(|| RaypickPeer::new(&mesh, true).expect("raypick builds"));
+
         for set in RaySet::ALL {
             let all = set.rays(w, &mesh, RAYS_PER_SET);
+            if let Some(rp) = &raypick {
+                batch(c, w, set, rp, &all, chunk * 10);
+            }
             // Brute force gets a small chunk: a whole one would take seconds per iteration.
             for (op, any) in [("closest_hit", false), ("any_hit", true)] {
                 let mut g = c.benchmark_group(format!("{op}/{w}_{set}"));
@@ -110,6 +147,43 @@ fn rays(c: &mut Criterion) {
             }
         }
     }
+}
+
+/// raypick's parallel batch against the single-thread loop over the same rays.
+fn batch(
+    c: &mut Criterion,
+    w: Workload,
+    set: RaySet,
+    rp: &RaypickPeer,
+    all: &[BenchRay],
+    n: usize,
+) {
+    let rays: Vec<Ray> = all.iter().take(n).map(|r| r.ray).collect();
+    let q = RayQuery::default();
+    let mut out: Vec<Option<Hit>> = vec![None; rays.len()];
+    let mut g = c.benchmark_group(format!("closest_hit_batch/{w}_{set}"));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(rays.len() as u64));
+    g.bench_function("raypick_1t_loop", |b| {
+        b.iter(|| {
+            for (r, o) in rays.iter().zip(out.iter_mut()) {
+                *o = rp.mesh().closest_hit(black_box(r), &q);
+            }
+        });
+    });
+    g.bench_function(
+        format!("raypick_batch_{}t", rayon::current_num_threads()),
+        |b| {
+            b.iter(|| {
+                rp.mesh()
+                    .closest_hit_batch(black_box(&rays), &q, &mut out)
+                    .expect("same lengths");
+            });
+        },
+    );
+    g.finish();
 }
 
 criterion_group!(benches, rays);

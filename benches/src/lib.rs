@@ -21,8 +21,8 @@ pub mod workloads;
 pub use exchange::{read_mesh, read_rays, write_mesh, write_rays, ExchangeError};
 pub use peers::{Peer, PeerError, PeerKind};
 pub use workloads::{
-    displaced_sphere, load_obj, soup, terrain, BenchRay, MeshData, RaySet, Workload, WorkloadError,
-    RAYS_PER_SET,
+    displaced_sphere, load_obj, query_points, soup, terrain, BenchRay, MeshData, RaySet, Workload,
+    WorkloadError, RAYS_PER_SET,
 };
 
 /// The default directory for exchange files and Embree results: `bench-data/` at the

@@ -176,6 +176,12 @@ impl RaypickPeer {
                 message: e.to_string(),
             })
     }
+
+    /// The raypick mesh itself (for its batch queries).
+    #[must_use]
+    pub fn mesh(&self) -> &raypick_query::Mesh {
+        &self.mesh
+    }
 }
 
 impl Peer for RaypickPeer {

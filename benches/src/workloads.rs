@@ -366,6 +366,24 @@ pub fn soup(count: u32, seed: u64) -> MeshData {
     }
 }
 
+/// `n` query points for nearest-point benchmarks: uniform in the mesh's bounding box grown by
+/// 10% of its extent on every side, seeded. An empty mesh gives no points.
+#[must_use]
+pub fn query_points(mesh: &MeshData, n: usize, seed: u64) -> Vec<Point3<f32>> {
+    let b = mesh.bounds();
+    if b.is_empty() {
+        return Vec::new();
+    }
+    let (lo, hi) = (b.min - b.extents() * 0.1, b.max + b.extents() * 0.1);
+    let mut rng = SplitMix64::new(seed);
+    (0..n)
+        .map(|_| {
+            let mut c = |i: usize| rng.range_f64(f64::from(lo[i]), f64::from(hi[i])) as f32;
+            Point3::new(c(0), c(1), c(2))
+        })
+        .collect()
+}
+
 fn centre_and_half_diagonal(bounds: &Aabb) -> (Vector3<f64>, f64) {
     if bounds.is_empty() {
         return (Vector3::zeros(), 1.0);

@@ -32,10 +32,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use raypick_benches::{
-    default_data_dir, mesh_file_name, parse_list, rays_file_name, read_mesh, read_rays,
-    rng::SplitMix64, BenchRay, MeshData, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET,
+    default_data_dir, mesh_file_name, parse_list, query_points, rays_file_name, read_mesh,
+    read_rays, BenchRay, MeshData, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET,
 };
-use raypick_primitives::Point3;
 
 struct Args {
     workloads: Vec<Workload>,
@@ -186,22 +185,6 @@ fn rays_for(args: &Args, w: Workload, s: RaySet, mesh: &MeshData) -> Result<Vec<
     }
 }
 
-/// Query points for nearest-point: uniform in the bounding box grown by 10% per side.
-fn query_points(mesh: &MeshData, n: usize) -> Vec<Point3<f32>> {
-    let b = mesh.bounds();
-    if b.is_empty() {
-        return Vec::new();
-    }
-    let (lo, hi) = (b.min - b.extents() * 0.1, b.max + b.extents() * 0.1);
-    let mut rng = SplitMix64::new(0x9017);
-    (0..n)
-        .map(|_| {
-            let mut c = |i: usize| rng.range_f64(f64::from(lo[i]), f64::from(hi[i])) as f32;
-            Point3::new(c(0), c(1), c(2))
-        })
-        .collect()
-}
-
 fn embree_rows(args: &Args) -> Vec<Row> {
     let path = args
         .embree
@@ -283,7 +266,7 @@ fn run(args: &Args) -> Result<String, String> {
                     .collect()
             })
             .collect();
-        let points = query_points(&mesh, args.points);
+        let points = query_points(&mesh, args.points, 0x9017);
         for &kind in &args.peers {
             let repeats = if ntris < 200_000 { 3 } else { 1 };
             let (build_s, peer) = best_of(repeats, || kind.build(&mesh));
