@@ -1,0 +1,163 @@
+//! raypick's `Mesh` queries on the workloads of `workloads.md`: closest, any and all hits
+//! (single rays and rayon batches), nearest point against parry3d's `project_local_point`,
+//! and sphere overlap.
+//!
+//! `cargo bench -p raypick-benches --bench mesh`; `RAYPICK_BENCH_WORKLOADS=bunny,soup_100k`
+//! picks workloads (default: bunny and soup_100k, the small ones), `RAYPICK_BENCH_CHUNK` the
+//! rays or points per iteration (default 2,000). Each iteration takes the next chunk of the
+//! seeded set, cycling, so that the samples cover it all.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use parry3d::query::PointQuery;
+use parry3d::shape::TriMesh;
+use raypick_benches::{parse_list, rng::SplitMix64, BenchRay, MeshData, RaySet, Workload};
+use raypick_primitives::{Point3, Ray, Sphere};
+use raypick_query::{Hit, Mesh, RayQuery};
+
+/// Cycles through `items` one chunk per call.
+struct Chunks<'a, T> {
+    items: &'a [T],
+    chunk: usize,
+    at: usize,
+}
+
+impl<'a, T> Chunks<'a, T> {
+    fn new(items: &'a [T], chunk: usize) -> Self {
+        Self {
+            items,
+            chunk: chunk.min(items.len()).max(1),
+            at: 0,
+        }
+    }
+    fn next(&mut self) -> &'a [T] {
+        if self.at + self.chunk > self.items.len() {
+            self.at = 0;
+        }
+        let s = &self.items[self.at..self.at + self.chunk];
+        self.at += self.chunk;
+        s
+    }
+}
+
+/// Points uniform in the mesh's box grown by 10% per side (as the compare binary uses).
+fn query_points(mesh: &MeshData, n: usize) -> Vec<Point3<f32>> {
+    let b = mesh.bounds();
+    let (lo, hi) = (b.min - b.extents() * 0.1, b.max + b.extents() * 0.1);
+    let mut rng = SplitMix64::new(0x9017);
+    (0..n)
+        .map(|_| {
+            let mut c = |i: usize| rng.range_f64(f64::from(lo[i]), f64::from(hi[i])) as f32;
+            Point3::new(c(0), c(1), c(2))
+        })
+        .collect()
+}
+
+fn mesh_queries(c: &mut Criterion) {
+    let names =
+        std::env::var("RAYPICK_BENCH_WORKLOADS").unwrap_or_else(|_| "bunny,soup_100k".into());
+    let workloads = parse_list(&names, &Workload::ALL, Workload::from_name)
+        .unwrap_or_else(|e| panic!("RAYPICK_BENCH_WORKLOADS: {e}"));
+    let chunk: usize = std::env::var("RAYPICK_BENCH_CHUNK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    for w in workloads {
+        let data = w.mesh().expect("workload mesh");
+        let mesh = Mesh::new(data.positions.clone(), data.triangles.clone()).expect("mesh");
+        let parry = TriMesh::new(data.positions.clone(), data.triangles.clone()).expect("parry");
+
+        for set in RaySet::ALL {
+            let rays: Vec<BenchRay> = set.rays(w, &data, 20_000);
+            let id = format!("{}_{}", w.name(), set.name());
+            let mut g = c.benchmark_group("mesh_rays");
+            g.throughput(Throughput::Elements(chunk as u64));
+            g.measurement_time(Duration::from_secs(3));
+            g.sample_size(20);
+            let q = |r: &BenchRay| RayQuery::new(0.0, r.t_max);
+            let mut it = Chunks::new(&rays, chunk);
+            g.bench_function(BenchmarkId::new("closest_hit", &id), |b| {
+                b.iter(|| {
+                    for r in it.next() {
+                        black_box(mesh.closest_hit(black_box(&r.ray), &q(r)));
+                    }
+                });
+            });
+            g.bench_function(BenchmarkId::new("any_hit", &id), |b| {
+                b.iter(|| {
+                    for r in it.next() {
+                        black_box(mesh.any_hit(black_box(&r.ray), &q(r)));
+                    }
+                });
+            });
+            let mut all: Vec<Hit> = Vec::new();
+            g.bench_function(BenchmarkId::new("all_hits_into", &id), |b| {
+                b.iter(|| {
+                    for r in it.next() {
+                        mesh.all_hits_into(black_box(&r.ray), &q(r), &mut all);
+                        black_box(all.len());
+                    }
+                });
+            });
+            // The batch takes one interval for all rays: the sets' t_max is +inf.
+            let plain: Vec<Ray> = rays.iter().map(|r| r.ray).collect();
+            let mut out = vec![None; chunk.min(plain.len())];
+            let mut pit = Chunks::new(&plain, chunk);
+            g.bench_function(BenchmarkId::new("closest_hit_batch", &id), |b| {
+                b.iter(|| {
+                    let rs = pit.next();
+                    mesh.closest_hit_batch(rs, &RayQuery::default(), &mut out[..rs.len()])
+                        .expect("lengths match");
+                    black_box(&out);
+                });
+            });
+            g.finish();
+        }
+
+        let points = query_points(&data, 20_000);
+        let mut g = c.benchmark_group("mesh_nearest_point");
+        g.throughput(Throughput::Elements(chunk as u64));
+        g.measurement_time(Duration::from_secs(3));
+        g.sample_size(20);
+        let mut it = Chunks::new(&points, chunk);
+        g.bench_function(BenchmarkId::new("raypick", w.name()), |b| {
+            b.iter(|| {
+                for p in it.next() {
+                    black_box(mesh.nearest_point(black_box(p), f32::INFINITY));
+                }
+            });
+        });
+        g.bench_function(BenchmarkId::new("parry3d", w.name()), |b| {
+            b.iter(|| {
+                for p in it.next() {
+                    black_box(parry.project_local_point(black_box(p), false));
+                }
+            });
+        });
+        g.finish();
+
+        let b = data.bounds();
+        let r = b.extents().norm() * 0.05;
+        let spheres: Vec<Sphere> = points.iter().map(|p| Sphere::new(*p, r)).collect();
+        let mut g = c.benchmark_group("mesh_overlap_sphere");
+        g.throughput(Throughput::Elements(chunk.min(200) as u64));
+        g.measurement_time(Duration::from_secs(3));
+        g.sample_size(20);
+        let mut it = Chunks::new(&spheres, chunk.min(200));
+        let mut out = Vec::new();
+        g.bench_function(BenchmarkId::new("raypick", w.name()), |b| {
+            b.iter(|| {
+                for s in it.next() {
+                    mesh.overlap_sphere_into(black_box(s), &mut out);
+                    black_box(out.len());
+                }
+            });
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, mesh_queries);
+criterion_main!(benches);
