@@ -7,7 +7,9 @@
 //! table per workload: build time (median of a few runs), SAH cost (unit traversal and
 //! intersection costs, leaves weighted by their primitive count, the same formula for every
 //! tree) and bytes per triangle of the tree (nodes plus index arrays), then raypick's
-//! `validate()` statistics. `RAYPICK_BUILD_REPORT_RUNS` sets the runs per cell (default 3).
+//! `validate()` statistics. `RAYPICK_BUILD_REPORT_RUNS` sets the runs per cell (default 3);
+//! `RAYPICK_BUILD_WORKLOADS=sphere_1m,terrain_1m` limits either mode to some workloads, and
+//! `RAYPICK_BUILD_PEERS=0` leaves the peers out of the table.
 //!
 //! Peers are built the way their docs recommend: parry3d 0.25 `Bvh::from_leaves` (binned,
 //! serial), `bvh` 0.13 `Bvh::build` (serial) and `build_with_executor(rayon_executor)`,
@@ -189,10 +191,21 @@ fn obvhs_sah(bvh: &obvhs::bvh2::Bvh2) -> f64 {
     sah(nodes)
 }
 
+/// The workloads, optionally only those named in `RAYPICK_BUILD_WORKLOADS` (comma list).
 fn workloads() -> Vec<(&'static str, MeshData)> {
-    let mut v = vec![("sphere_100k", displaced_sphere(160, 312, 0x5EED_0001))];
+    let only = std::env::var("RAYPICK_BUILD_WORKLOADS").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|w| w == name))
+    };
+    let mut v = Vec::new();
+    if wanted("sphere_100k") {
+        v.push(("sphere_100k", displaced_sphere(160, 312, 0x5EED_0001)));
+    }
     for w in [Workload::Soup100k, Workload::Sphere1m, Workload::Terrain1m] {
-        v.push((w.name(), w.mesh().expect("generated workloads never fail")));
+        if wanted(w.name()) {
+            v.push((w.name(), w.mesh().expect("generated workloads never fail")));
+        }
     }
     v
 }
@@ -263,6 +276,7 @@ fn report() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
+    let peers = std::env::var("RAYPICK_BUILD_PEERS").map_or(true, |v| v != "0");
     let single = pool(1);
     let all = pool(0);
     let threads = all.current_num_threads();
@@ -289,33 +303,36 @@ fn report() {
                 s.bytes_per_prim
             );
         }
-        let (t1, bvh) = time(runs, || parry_build(&mesh));
-        println!(
-            "| parry3d 0.25 `Bvh` (binned) | {} | (serial) | {:.2} | {:.1} |",
-            ms(t1),
-            parry_sah(&bvh),
-            bvh.total_memory_size() as f64 / n as f64
-        );
-        let (t1, bvh) = time(runs, || bvh_crate_build(&mesh, false));
-        let (tn, _) = time(runs, || all.install(|| bvh_crate_build(&mesh, true)));
-        let shapes = bvh_crate_shapes(&mesh);
-        println!(
-            "| bvh 0.13 | {} | {} | {:.2} | {:.1} |",
-            ms(t1),
-            ms(tn),
-            bvh_crate_sah(&bvh, &shapes),
-            (bvh.nodes.len() * std::mem::size_of::<bvh::bvh::BvhNode<f32, 3>>()) as f64 / n as f64
-        );
-        let tris = obvhs_tris(&mesh);
-        let (t1, bvh) = time(runs, || obvhs_build(&tris));
-        println!(
-            "| obvhs 0.4 BVH2 `medium_build` | {} | (serial) | {:.2} | {:.1} |",
-            ms(t1),
-            obvhs_sah(&bvh),
-            (bvh.nodes.len() * std::mem::size_of::<obvhs::bvh2::node::Bvh2Node>()
-                + bvh.primitive_indices.len() * 4) as f64
-                / n as f64
-        );
+        if peers {
+            let (t1, bvh) = time(runs, || parry_build(&mesh));
+            println!(
+                "| parry3d 0.25 `Bvh` (binned) | {} | (serial) | {:.2} | {:.1} |",
+                ms(t1),
+                parry_sah(&bvh),
+                bvh.total_memory_size() as f64 / n as f64
+            );
+            let (t1, bvh) = time(runs, || bvh_crate_build(&mesh, false));
+            let (tn, _) = time(runs, || all.install(|| bvh_crate_build(&mesh, true)));
+            let shapes = bvh_crate_shapes(&mesh);
+            println!(
+                "| bvh 0.13 | {} | {} | {:.2} | {:.1} |",
+                ms(t1),
+                ms(tn),
+                bvh_crate_sah(&bvh, &shapes),
+                (bvh.nodes.len() * std::mem::size_of::<bvh::bvh::BvhNode<f32, 3>>()) as f64
+                    / n as f64
+            );
+            let tris = obvhs_tris(&mesh);
+            let (t1, bvh) = time(runs, || obvhs_build(&tris));
+            println!(
+                "| obvhs 0.4 BVH2 `medium_build` | {} | (serial) | {:.2} | {:.1} |",
+                ms(t1),
+                obvhs_sah(&bvh),
+                (bvh.nodes.len() * std::mem::size_of::<obvhs::bvh2::node::Bvh2Node>()
+                    + bvh.primitive_indices.len() * 4) as f64
+                    / n as f64
+            );
+        }
         let boxes = tri_boxes(&mesh);
         let balanced = Bvh::build(&boxes, &BuildConfig::balanced()).expect("finite");
         match balanced.validate(&boxes) {

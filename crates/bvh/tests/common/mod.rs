@@ -56,6 +56,7 @@ pub fn presets() -> Vec<(&'static str, BuildConfig)> {
         (
             "leaf1",
             BuildConfig {
+                min_leaf_size: 1,
                 max_leaf_size: 1,
                 bins: 2,
                 ..BuildConfig::fast()
