@@ -121,15 +121,25 @@ impl Bvh {
     }
 
     /// [`Bvh::build`] with a progress callback, returning a [`BuildReport`] too. Each build
-    /// runs in a `tracing` span `bvh_build` carrying the primitive count, and logs the phase
-    /// timings at debug level.
+    /// runs in a debug-level `tracing` span `bvh_build` carrying the primitive count and, once
+    /// done, the phase timings (`check_ms`, `build_ms`, `optimize_ms`), node count, depth and
+    /// SAH cost, which a debug event `bvh built` repeats.
     pub fn build_with(
         boxes: &[Aabb],
         config: &BuildConfig,
         observer: &BuildObserver<'_>,
     ) -> Result<(Bvh, BuildReport), BuildError> {
         let n = boxes.len();
-        let span = tracing::debug_span!("bvh_build", prims = n);
+        let span = tracing::debug_span!(
+            "bvh_build",
+            prims = n,
+            check_ms = tracing::field::Empty,
+            build_ms = tracing::field::Empty,
+            optimize_ms = tracing::field::Empty,
+            nodes = tracing::field::Empty,
+            depth = tracing::field::Empty,
+            sah = tracing::field::Empty,
+        );
         let _enter = span.enter();
         let max = u32::MAX as usize - 1;
         if n > max {
@@ -174,16 +184,23 @@ impl Bvh {
         if let Some(cb) = observer.progress {
             cb(1.0);
         }
+        let optimize_ms = report
+            .optimize
+            .as_ref()
+            .map_or(0.0, |r| r.time.as_secs_f64() * 1e3);
+        span.record("check_ms", check_time.as_secs_f64() * 1e3);
+        span.record("build_ms", report.build_time.as_secs_f64() * 1e3);
+        span.record("optimize_ms", optimize_ms);
+        span.record("nodes", bvh.nodes.len());
+        span.record("depth", bvh.depth);
+        span.record("sah", report.sah_final);
         tracing::debug!(
             prims = n,
             nodes = bvh.nodes.len(),
             depth = bvh.depth,
             check_ms = check_time.as_secs_f64() * 1e3,
             build_ms = report.build_time.as_secs_f64() * 1e3,
-            optimize_ms = report
-                .optimize
-                .as_ref()
-                .map_or(0.0, |r| r.time.as_secs_f64() * 1e3),
+            optimize_ms,
             sah = report.sah_final,
             "bvh built"
         );

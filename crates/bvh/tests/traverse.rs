@@ -378,3 +378,81 @@ fn best_first_visits_all_within_radius_when_not_lowered() {
     bvh.traverse_best_first(f32::NAN, |b| dist2_f32(b, &p), |_, _| panic!("visited"));
     bvh.traverse_best_first(10.0, |_| f32::NAN, |_, _| panic!("visited"));
 }
+
+/// f64 slab test: does the ray meet the box (closed) at some t >= 0? Exact enough to be the
+/// oracle: the robust f32 traversal must never miss a box this accepts.
+fn ray_box_f64(ray: &Ray, b: &Aabb) -> bool {
+    let mut near = 0.0f64;
+    let mut far = f64::INFINITY;
+    for a in 0..3 {
+        let o = ray.origin[a] as f64;
+        let d = ray.dir[a] as f64;
+        let (lo, hi) = (b.min[a] as f64, b.max[a] as f64);
+        if d == 0.0 {
+            if o < lo || o > hi {
+                return false;
+            }
+            continue;
+        }
+        let (t0, t1) = ((lo - o) / d, (hi - o) / d);
+        let (t0, t1) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
+        near = near.max(t0);
+        far = far.min(t1);
+    }
+    near <= far
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_box() -> impl Strategy<Value = Aabb> {
+        (
+            prop::array::uniform3(-10.0f32..10.0),
+            prop::array::uniform3(0.0f32..3.0),
+        )
+            .prop_map(|(c, e)| bx(c, [c[0] + e[0], c[1] + e[1], c[2] + e[2]]))
+    }
+
+    fn arb_ray() -> impl Strategy<Value = Ray> {
+        (
+            prop::array::uniform3(-15.0f32..15.0),
+            prop::array::uniform3(prop_oneof![Just(0.0f32), -1.0f32..1.0]),
+        )
+            .prop_filter("non-zero direction", |(_, d)| d.iter().any(|v| *v != 0.0))
+            .prop_map(|(o, d)| {
+                Ray::new(
+                    Point3::new(o[0], o[1], o[2]),
+                    Vector3::new(d[0], d[1], d[2]),
+                )
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(env_cases(256) as u32))]
+
+        /// Every box the f64 oracle says the ray meets is in a visited leaf, for every preset.
+        #[test]
+        fn traversal_never_misses_what_f64_hits(
+            boxes in prop::collection::vec(arb_box(), 0..200),
+            rays in prop::collection::vec(arb_ray(), 1..8),
+        ) {
+            for (name, cfg) in presets() {
+                let bvh = Bvh::build(&boxes, &cfg).unwrap();
+                for ray in &rays {
+                    let mut ranges = Vec::new();
+                    bvh.traverse_ray(ray, 0.0, f32::INFINITY, |r, _| {
+                        ranges.push(r);
+                        ControlFlow::Continue(())
+                    });
+                    let visited = collect(&bvh, &ranges);
+                    for (i, b) in boxes.iter().enumerate() {
+                        if ray_box_f64(ray, b) {
+                            prop_assert!(visited.binary_search(&i).is_ok(), "{} missed box {}", name, i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
