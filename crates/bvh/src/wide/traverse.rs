@@ -153,6 +153,7 @@ macro_rules! run_kernel {
         }
     }};
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use run_kernel;
 
 /// The traversal loop, generic over the node kernel. `#[inline(always)]` so that it is

@@ -159,10 +159,9 @@ impl<const N: usize> TriangleBlock<N> {
         if !ray.valid || self.live == 0 {
             return out;
         }
-        // Lanes the scalar test must decide.
-        let mut scalar = self.live;
+        // Lanes the scalar test must decide: all, or those with a zero edge function.
         #[cfg(target_arch = "x86_64")]
-        if path != SimdPath::Scalar && path.is_available() {
+        let scalar = if path != SimdPath::Scalar && path.is_available() {
             let zero = super::simd::triangles(path, &self.v, ray, t_min, t_max, &mut out);
             out.mask &= self.live & !zero;
             match cull {
@@ -171,9 +170,16 @@ impl<const N: usize> TriangleBlock<N> {
                 Cull::Front => out.mask &= !out.front,
             }
             out.front &= out.mask;
-            scalar = self.live & zero;
-        }
-        let _ = path;
+            self.live & zero
+        } else {
+            self.live
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let scalar = {
+            let _ = path;
+            self.live
+        };
+        let mut scalar = scalar;
         while scalar != 0 {
             let i = scalar.trailing_zeros() as usize;
             scalar &= scalar - 1;
