@@ -163,7 +163,12 @@ impl Mesh {
             h.point = point_at(tri, h.u, h.v);
             h.normal = unit_normal(tri).unwrap_or(Vector3::z_axis());
         }
-        out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+        // partial_cmp: t is never NaN here, and -0 must tie with +0.
+        out.sort_unstable_by(|a, b| {
+            a.t.partial_cmp(&b.t)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.triangle.cmp(&b.triangle))
+        });
     }
 
     pub(crate) fn make_hit(&self, pos: usize, h: &RawHit) -> Hit {
@@ -193,20 +198,28 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     let prims = mesh.bvh.prim_indices();
     let (t_min, cull) = (query.t_min, query.cull);
     let mut best_t = query.t_max;
+    // The kernel's bound: the best `t` padded, so that its division-free range test, which
+    // rounds differently from `t`, never drops a hit at exactly `best_t` (a tie); never
+    // above the query's own bound, so the accepted set is the kernel's at `t_max`.
+    let mut bound = query.t_max;
     let mut best: Option<(RawHit, usize)> = None;
     let mut best_prim = u32::MAX;
     mesh.wide
         .traverse_ray(ray, query.t_min, query.t_max, |range, t_max| {
             let start = range.start;
             for (i, tri) in mesh.tris[range].iter().enumerate() {
-                if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, best_t, cull) {
+                if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, bound, cull) {
                     let pos = start + i;
-                    // h.t <= best_t here; a tie goes to the lower original index.
-                    if (h.t < best_t || prims[pos] < best_prim) && !mesh.is_degenerate_at(pos) {
+                    let better = h.t < best_t || (h.t == best_t && prims[pos] < best_prim);
+                    if better && !mesh.is_degenerate_at(pos) {
                         best_t = h.t;
                         best_prim = prims[pos];
                         best = Some((h, pos));
-                        *t_max = prune_bound(best_t);
+                        let padded = prune_bound(best_t);
+                        if padded < bound {
+                            bound = padded;
+                        }
+                        *t_max = bound;
                     }
                 }
             }
