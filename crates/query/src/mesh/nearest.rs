@@ -37,7 +37,7 @@ fn box_dist2(p: &[f64; 3], b: &Aabb) -> Real {
 impl Mesh {
     /// The closest point of the mesh to `p` within `max_distance` (inclusive), or `None`.
     ///
-    /// Exactly the minimum of [`raypick_primitives::point_triangle`] over all triangles
+    /// Exactly the minimum of [`raypick_primitives::point_triangle()`] over all triangles
     /// (computed in f64, rounded to f32), found by best-first traversal that prunes every box farther than the best
     /// point so far. Among triangles at exactly the same distance the lowest index wins.
     /// Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite

@@ -63,7 +63,7 @@ impl Mesh {
 
     /// The original indices (sorted) of the triangles that share a point with `aabb`
     /// (closed: touching counts), by the exact separating-axis test
-    /// [`raypick_primitives::triangle_aabb`]. An empty or NaN box selects nothing.
+    /// [`raypick_primitives::triangle_aabb()`]. An empty or NaN box selects nothing.
     /// Degenerate triangles count as the segment or point they are.
     ///
     /// ```
@@ -110,7 +110,7 @@ impl Mesh {
     }
 
     /// The original indices (sorted) of the triangles within `sphere.radius` of its centre
-    /// (touching counts), by [`raypick_primitives::triangle_sphere`]. A negative or NaN
+    /// (touching counts), by [`raypick_primitives::triangle_sphere()`]. A negative or NaN
     /// radius selects nothing.
     #[must_use]
     pub fn overlap_sphere(&self, sphere: &Sphere) -> Vec<u32> {
@@ -134,7 +134,7 @@ impl Mesh {
 
     /// The original indices (sorted) of the triangles that share a point with the oriented
     /// box (touching counts), by the exact separating-axis test
-    /// [`raypick_primitives::triangle_obb`]. A box with a negative half-extent or a NaN
+    /// [`raypick_primitives::triangle_obb()`]. A box with a negative half-extent or a NaN
     /// selects nothing.
     #[must_use]
     pub fn overlap_obb(&self, obb: &Obb) -> Vec<u32> {
@@ -164,7 +164,7 @@ impl Mesh {
     }
 
     /// Classifies every triangle against `frustum` with
-    /// [`raypick_primitives::frustum_triangle`]: the building block of marquee (rectangle)
+    /// [`raypick_primitives::frustum_triangle()`]: the building block of marquee (rectangle)
     /// selection, with a frustum from the camera and the screen rectangle. Triangles outside
     /// are left out; both lists are sorted.
     ///
