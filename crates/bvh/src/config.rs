@@ -57,12 +57,13 @@ pub struct BuildConfig {
 /// (found by branch and bound).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OptimizeConfig {
-    /// At most this many rounds. Default 10.
+    /// At most this many rounds. Default 5.
     pub max_rounds: usize,
     /// Fraction of the nodes reinserted per round (the most promising first), in `(0, 1]`;
-    /// clamped. Default 0.1 (so the default 10 rounds try every node once).
+    /// clamped. Default 0.04: the defaults try the most promising 20% of the nodes, which gets
+    /// about half of what a full pass (`0.1` x 10 rounds, several times slower) gets.
     pub batch_fraction: f32,
-    /// Stop when a round lowers the SAH cost by less than this fraction. Default 0.0001.
+    /// Stop when a round lowers the SAH cost by less than this fraction. Default 0.
     pub min_improvement: f32,
 }
 
@@ -71,9 +72,9 @@ impl OptimizeConfig {
     #[must_use]
     pub const fn new() -> Self {
         Self {
-            max_rounds: 10,
-            batch_fraction: 0.1,
-            min_improvement: 0.0001,
+            max_rounds: 5,
+            batch_fraction: 0.04,
+            min_improvement: 0.0,
         }
     }
 }

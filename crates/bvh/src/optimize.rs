@@ -16,7 +16,6 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
 use crate::node::half_area;
-use crate::validate::sah_cost;
 use crate::{Bvh, Node, OptimizeConfig};
 
 /// What [`crate::BuildConfig::optimize`] (or [`Bvh::optimize`]) did.
@@ -36,6 +35,12 @@ pub struct OptimizeReport {
 
 const NONE: u32 = u32::MAX;
 
+/// Candidates examined per reinsertion at most. The search is best-first by induced cost, so
+/// the cap only cuts off unlikely far places; it bounds the optimizer's cost on deep trees.
+/// (The original place may then be missed; a move is still taken only if it is found better,
+/// see `reinsert`.)
+const MAX_SEARCH: usize = 64;
+
 #[derive(Clone)]
 struct Work {
     bmin: Vec<[f32; 3]>,
@@ -43,6 +48,8 @@ struct Work {
     /// Children of interior nodes; `[NONE, NONE]` for leaves.
     child: Vec<[u32; 2]>,
     parent: Vec<u32>,
+    /// Primitive count of leaves, 0 for interior nodes.
+    count: Vec<u32>,
     root: u32,
 }
 
@@ -122,17 +129,32 @@ impl Work {
     }
 
     /// The node next to which inserting `x` raises the SAH cost least (branch and bound).
-    fn best_target(&self, x: u32, heap: &mut BinaryHeap<Cand>) -> u32 {
+    /// `orig` is where `x` was (its old sibling): the search starts from that place's cost
+    /// and only a strictly cheaper one replaces it, so a move never raises the cost even when
+    /// the search is cut short.
+    fn best_target(&self, x: u32, orig: u32, heap: &mut BinaryHeap<Cand>) -> u32 {
         let (xmin, xmax) = (self.bmin[x as usize], self.bmax[x as usize]);
         let ax = half_area(&xmin, &xmax);
+        let grown = |i: u32| {
+            let iu = i as usize;
+            let (lo, hi) = union(&self.bmin[iu], &self.bmax[iu], &xmin, &xmax);
+            half_area(&lo, &hi)
+        };
+        let mut best = orig;
+        let mut best_cost = grown(orig);
+        let mut a = self.parent[orig as usize];
+        while a != NONE {
+            best_cost += grown(a) - self.area(a);
+            a = self.parent[a as usize];
+        }
         heap.clear();
         heap.push(Cand(0.0, self.root));
-        let mut best = self.root;
-        let mut best_cost = f32::INFINITY;
+        let mut visits = 0;
         while let Some(Cand(induced, t)) = heap.pop() {
-            if induced + ax >= best_cost {
+            if induced + ax >= best_cost || visits == MAX_SEARCH {
                 break;
             }
+            visits += 1;
             let ti = t as usize;
             let (lo, hi) = union(&self.bmin[ti], &self.bmax[ti], &xmin, &xmax);
             let direct = half_area(&lo, &hi);
@@ -162,7 +184,7 @@ impl Work {
         self.replace_child(g, p, s);
         self.parent[s as usize] = g;
         self.refit_up(g);
-        let t = self.best_target(x, heap);
+        let t = self.best_target(x, s, heap);
         let tp = self.parent[t as usize];
         if tp == NONE {
             self.root = p;
@@ -174,6 +196,18 @@ impl Work {
         self.parent[t as usize] = p;
         self.parent[x as usize] = p;
         self.refit_up(p);
+    }
+
+    /// The SAH cost as [`crate::Bvh::sah_cost`] computes it (every slot is a tree node).
+    fn sah(&self) -> f64 {
+        let root_area = self.area(self.root) as f64;
+        let mut sum = 0.0;
+        for i in 0..self.child.len() {
+            let a = self.area(i as u32) as f64;
+            let ratio = if root_area > 0.0 { a / root_area } else { 1.0 };
+            sum += ratio * self.count[i].max(1) as f64;
+        }
+        sum
     }
 
     fn depth(&self) -> usize {
@@ -210,6 +244,7 @@ pub(crate) fn optimize(bvh: &mut Bvh, cfg: &OptimizeConfig, max_depth: usize) ->
         bmax: bvh.nodes.iter().map(|n| n.max).collect(),
         child: vec![[NONE, NONE]; len],
         parent: vec![NONE; len],
+        count: bvh.nodes.iter().map(|n| n.count).collect(),
         root: 0,
     };
     for (i, n) in bvh.nodes.iter().enumerate() {
@@ -256,7 +291,7 @@ pub(crate) fn optimize(bvh: &mut Bvh, cfg: &OptimizeConfig, max_depth: usize) ->
         }
         report.rounds += 1;
         report.reinsertions += count;
-        let new_cost = sah_cost(&flatten(&w, bvh).0, 1.0, 1.0);
+        let new_cost = w.sah();
         let gain = (cost - new_cost) / cost.max(f64::MIN_POSITIVE);
         cost = new_cost;
         if gain < cfg.min_improvement as f64 {
