@@ -323,7 +323,8 @@ impl<const N: usize> WideBvh<N> {
         // About (binary leaves - 1) / (N - 1) nodes.
         let mut nodes = Vec::with_capacity(bn.len() / (2 * (N - 1)) + 1);
         let mut depth = 0;
-        collapse(bn, 0, &mut nodes, 1, &mut depth);
+        nodes.push(WideNode::EMPTY);
+        collapse(bn, 0, 0, &mut nodes, 1, &mut depth);
         Self {
             nodes,
             prim_count: bvh.len(),
@@ -331,7 +332,8 @@ impl<const N: usize> WideBvh<N> {
         }
     }
 
-    /// The nodes, root first; children come after their parents (depth-first order).
+    /// The nodes, root first; children come after their parents, and the interior children
+    /// of a node are stored side by side.
     #[must_use]
     pub fn nodes(&self) -> &[WideNode<N>] {
         &self.nodes
@@ -542,18 +544,18 @@ impl<const N: usize> WideBvh<N> {
     }
 }
 
-/// Appends the wide node for binary node `b` (and, depth first, its descendants); returns its
-/// index.
+/// Fills the reserved node `out[idx]` from binary node `b`, then its descendants. The interior
+/// children of a node are stored side by side (one block, appended when the node is filled),
+/// so a node's children share cache lines and pages.
 fn collapse<const N: usize>(
     bn: &[Node],
     b: usize,
+    idx: usize,
     out: &mut Vec<WideNode<N>>,
     level: usize,
     depth: &mut usize,
-) -> u32 {
+) {
     *depth = (*depth).max(level);
-    let idx = out.len();
-    out.push(WideNode::EMPTY);
     let mut slots = [0usize; N];
     let mut len;
     match bn[b].first_child() {
@@ -585,18 +587,25 @@ fn collapse<const N: usize>(
         slots[i + 1] = c + 1;
         len += 1;
     }
+    let slots = &slots[..len];
+    let first = out.len();
     let mut node = WideNode::<N>::EMPTY;
-    for (i, &s) in slots[..len].iter().enumerate() {
+    let mut next = first;
+    for (i, &s) in slots.iter().enumerate() {
         let n = &bn[s];
         if n.is_leaf() {
             node.set(i, n, n.index, n.count);
         } else {
-            let c = collapse(bn, s, out, level + 1, depth);
-            node.set(i, n, c, 0);
+            node.set(i, n, next as u32, 0);
+            next += 1;
         }
     }
     out[idx] = node;
-    idx as u32
+    out.resize(next, WideNode::EMPTY);
+    let interior = slots.iter().filter(|&&s| !bn[s].is_leaf());
+    for (k, &s) in interior.enumerate() {
+        collapse(bn, s, first + k, out, level + 1, depth);
+    }
 }
 
 /// The code path that tests a node's children.
