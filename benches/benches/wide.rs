@@ -154,6 +154,31 @@ fn closest(scene: &Scene, v: Variant, ray: &Ray, t_max: f32) -> Option<(usize, f
     best
 }
 
+/// Any hit (occlusion): stops at the first triangle hit. Binary or 8-wide (best path).
+fn any_hits(scene: &Scene, wide: bool, rays: &[BenchRay]) -> usize {
+    let mut n = 0;
+    for r in rays {
+        let wr = WatertightRay::new(&r.ray);
+        let mut hit = false;
+        let leaf = |range: Range<usize>, t_max: &mut f32| {
+            for [a, b, c] in &scene.tris[range] {
+                if wr.intersect(a, b, c, 0.0, *t_max, Cull::None).is_some() {
+                    hit = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        };
+        if wide {
+            scene.w8.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
+        } else {
+            scene.bvh.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
+        }
+        n += usize::from(hit);
+    }
+    n
+}
+
 fn run(scene: &Scene, v: Variant, rays: &[BenchRay]) -> (usize, f64) {
     let mut hits = 0;
     let mut sum = 0.0f64;
@@ -246,6 +271,18 @@ fn bench_wide(c: &mut Criterion) {
                 black_box(r.iter().filter_map(|r| obvhs.closest_hit(r)).count());
             });
             line += &format!(" obvhs {m:.2} ({:.2}x)", m / base);
+            assert_eq!(any_hits(&scene, true, &rays), reference.0, "any-hit count");
+            assert_eq!(any_hits(&scene, false, &rays), reference.0, "any-hit count");
+            let a0 = min_chunk_mrays(&rays, 5, |r| {
+                black_box(any_hits(&scene, false, r));
+            });
+            let a1 = min_chunk_mrays(&rays, 5, |r| {
+                black_box(any_hits(&scene, true, r));
+            });
+            line += &format!(
+                "; any-hit: binary {a0:.2}, bvh8_best {a1:.2} ({:.2}x)",
+                a1 / a0
+            );
             eprintln!("best-of-5 Mrays/s {line}");
             let mut group = c.benchmark_group(format!("wide_closest/{w}/{}", set.name()));
             group.sample_size(10);
