@@ -1,8 +1,8 @@
-//! Nearest point on a [`Mesh`]: best-first BVH traversal with an exact per-triangle kernel.
+//! Nearest point on a [`Mesh`]: nearest-child-first BVH traversal with pruning and an exact
+//! per-triangle kernel.
 
-use std::ops::ControlFlow;
-
-use raypick_primitives::{point_triangle, Aabb, Point3, PointTriangleProjection, Real, Triangle};
+use raypick_bvh::{Node, MAX_DEPTH};
+use raypick_primitives::{point_triangle, Point3, PointTriangleProjection, Real, Triangle};
 
 use super::Mesh;
 
@@ -21,28 +21,33 @@ pub struct NearestPoint {
     pub distance: Real,
 }
 
-/// A lower bound of the squared distance from `p` to `b`: computed in f64, rounded to f32
-/// and nudged down so that rounding never prunes a box holding the nearest point.
-fn box_dist2(p: &[f64; 3], b: &Aabb) -> Real {
-    let lo = [f64::from(b.min.x), f64::from(b.min.y), f64::from(b.min.z)];
-    let hi = [f64::from(b.max.x), f64::from(b.max.y), f64::from(b.max.z)];
+/// A lower bound of the squared distance from `p` to the box `lo..hi`: computed in f32 and
+/// scaled down past its rounding error (a few ulps), so that pruning never drops a box
+/// holding the nearest point or a tie. NaN-free for finite input.
+#[inline(always)]
+fn aabb_dist2(p: &Point3<Real>, lo: &Point3<Real>, hi: &Point3<Real>) -> Real {
     let mut s = 0.0;
     for a in 0..3 {
         let d = (lo[a] - p[a]).max(p[a] - hi[a]).max(0.0);
         s += d * d;
     }
-    (s as Real) * (1.0 - 2.0 * Real::EPSILON)
+    s * (1.0 - 8.0 * Real::EPSILON)
+}
+
+#[inline(always)]
+fn node_dist2(p: &Point3<Real>, n: &Node) -> Real {
+    aabb_dist2(p, &Point3::from(n.min), &Point3::from(n.max))
 }
 
 impl Mesh {
     /// The closest point of the mesh to `p` within `max_distance` (inclusive), or `None`.
     ///
     /// Exactly the minimum of [`raypick_primitives::point_triangle()`] over all triangles
-    /// (computed in f64, rounded to f32), found by best-first traversal that prunes every box farther than the best
-    /// point so far. Among triangles at exactly the same distance the lowest index wins.
+    /// (computed in f64, rounded to f32), found by a depth-first traversal, nearer child
+    /// first, that prunes every box farther than the best point so far. Among triangles at exactly the same distance the lowest index wins.
     /// Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
     /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. Allocates
-    /// only when the traversal frontier exceeds 64 nodes.
+    /// nothing.
     ///
     /// ```
     /// use raypick_query::Mesh;
@@ -66,18 +71,33 @@ impl Mesh {
         // Squared distances in f32, as `point_triangle` reports them (distances beyond
         // ~1e19 overflow to infinity and are then not ranked).
         let max2 = max_distance * max_distance;
-        let q = [f64::from(p.x), f64::from(p.y), f64::from(p.z)];
         let prims = self.bvh.prim_indices();
+        let nodes = self.bvh.nodes();
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best2 = max2;
         let mut best_prim = u32::MAX;
-        self.bvh.traverse_best_first(
-            max2,
-            |b| box_dist2(&q, b),
-            |range, bound| {
-                for pos in range {
-                    let [a, b, c] = self.tris[pos];
-                    let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
+        if nodes.is_empty() || node_dist2(p, &nodes[0]) > best2 {
+            return None;
+        }
+        // Depth first, nearer child first, pruning every box farther than the best point:
+        // cheaper than a priority queue for one query point, and allocation-free.
+        let mut stack = [(0u32, 0.0f32); MAX_DEPTH];
+        let mut sp = 0usize;
+        let mut cur = 0usize;
+        loop {
+            let node = &nodes[cur];
+            let mut next = None;
+            if node.count > 0 {
+                let start = node.index as usize;
+                let end = start + node.count as usize;
+                for (pos, &[a, b, c]) in (start..end).zip(&self.tris[start..end]) {
+                    let tri = Triangle::new(a, b, c);
+                    // Cheap rejection by the triangle's box (a lower bound).
+                    let bb = tri.aabb();
+                    if aabb_dist2(p, &bb.min, &bb.max) > best2 {
+                        continue;
+                    }
+                    let Some(proj) = point_triangle(p, &tri) else {
                         continue;
                     };
                     let d2 = proj.distance_squared;
@@ -85,12 +105,43 @@ impl Mesh {
                         best2 = d2;
                         best_prim = prims[pos];
                         best = Some((proj, pos));
-                        *bound = best2;
                     }
                 }
-                ControlFlow::Continue(())
-            },
-        );
+            } else {
+                let c = node.index as usize;
+                let (da, db) = (node_dist2(p, &nodes[c]), node_dist2(p, &nodes[c + 1]));
+                let (near, far, dn, df) = if da <= db {
+                    (c, c + 1, da, db)
+                } else {
+                    (c + 1, c, db, da)
+                };
+                if df <= best2 {
+                    stack[sp] = (far as u32, df);
+                    sp += 1;
+                }
+                if dn <= best2 {
+                    next = Some(near);
+                }
+            }
+            match next {
+                Some(n) => cur = n,
+                None => loop {
+                    if sp == 0 {
+                        break;
+                    }
+                    sp -= 1;
+                    let (n, d) = stack[sp];
+                    if d <= best2 {
+                        cur = n as usize;
+                        next = Some(cur);
+                        break;
+                    }
+                },
+            }
+            if next.is_none() {
+                break;
+            }
+        }
         let (proj, pos) = best?;
         Some(NearestPoint {
             point: proj.point,
