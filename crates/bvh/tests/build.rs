@@ -8,10 +8,11 @@ use raypick_primitives::Aabb;
 
 #[test]
 fn every_preset_every_size_validates() {
+    let mut rng = Rng::new(17);
     for n in 0..=300usize {
         for (fam, boxes) in families(n, n as u64) {
             for (name, cfg) in presets() {
-                let bvh = Bvh::build(&boxes, &cfg).unwrap();
+                let mut bvh = Bvh::build(&boxes, &cfg).unwrap();
                 let stats = bvh
                     .validate(&boxes)
                     .unwrap_or_else(|e| panic!("{name} {fam} n={n}: {e}"));
@@ -30,6 +31,19 @@ fn every_preset_every_size_validates() {
                     }
                     assert_eq!(stats.node_count, 2 * stats.leaf_count - 1);
                 }
+                // And after a refit to jittered boxes.
+                let jittered: Vec<Aabb> = boxes
+                    .iter()
+                    .map(|b| {
+                        let d =
+                            nalgebra::Vector3::new(rng.range(-1.0, 1.0), 0.0, rng.range(-1.0, 1.0));
+                        Aabb::new(b.min + d, b.max + d * 2.0)
+                    })
+                    .map(|b| Aabb::new(b.min.inf(&b.max), b.min.sup(&b.max)))
+                    .collect();
+                bvh.refit(&jittered).unwrap();
+                bvh.validate(&jittered)
+                    .unwrap_or_else(|e| panic!("refit {name} {fam} n={n}: {e}"));
             }
         }
     }
