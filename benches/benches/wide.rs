@@ -156,27 +156,34 @@ fn closest(scene: &Scene, v: Variant, ray: &Ray, t_max: f32) -> Option<(usize, f
 
 /// Any hit (occlusion): stops at the first triangle hit. Binary or 8-wide (best path).
 fn any_hits(scene: &Scene, wide: bool, rays: &[BenchRay]) -> usize {
-    let mut n = 0;
-    for r in rays {
-        let wr = WatertightRay::new(&r.ray);
-        let mut hit = false;
-        let leaf = |range: Range<usize>, t_max: &mut f32| {
-            for [a, b, c] in &scene.tris[range] {
-                if wr.intersect(a, b, c, 0.0, *t_max, Cull::None).is_some() {
-                    hit = true;
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        };
-        if wide {
-            scene.w8.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
-        } else {
-            scene.bvh.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
-        }
-        n += usize::from(hit);
+    if wide {
+        rays.iter().filter(|r| any_hit(scene, true, r)).count()
+    } else {
+        rays.iter().filter(|r| any_hit(scene, false, r)).count()
     }
-    n
+}
+
+#[inline(always)]
+fn any_hit(scene: &Scene, wide: bool, r: &BenchRay) -> bool {
+    let wr = WatertightRay::new(&r.ray);
+    let mut hit = false;
+    let tris = &scene.tris;
+    let leaf = |range: Range<usize>, t_max: &mut f32| {
+        for pos in range {
+            let [a, b, c] = &tris[pos];
+            if wr.intersect(a, b, c, 0.0, *t_max, Cull::None).is_some() {
+                hit = true;
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    };
+    if wide {
+        scene.w8.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
+    } else {
+        scene.bvh.traverse_ray(&r.ray, 0.0, r.t_max, leaf);
+    }
+    hit
 }
 
 fn run(scene: &Scene, v: Variant, rays: &[BenchRay]) -> (usize, f64) {
