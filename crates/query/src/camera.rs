@@ -33,11 +33,11 @@
 //! ```
 
 use nalgebra::{Isometry3, Matrix4, Point3 as P3, Vector4};
-use raypick_primitives::{Point3, Ray, Real, Vector3};
+use raypick_primitives::{DepthRange, Frustum, Point3, Ray, Real, Vector3};
 
 /// The depth range of normalized device coordinates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DepthRange {
+pub enum NdcDepth {
     /// `-1..1`, as in OpenGL by default.
     NegOneToOne,
     /// `0..1`, as in Vulkan, wgpu, Metal and Direct3D.
@@ -52,7 +52,7 @@ pub enum DepthRange {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClipConvention {
     /// The NDC depth range.
-    pub depth: DepthRange,
+    pub depth: NdcDepth,
     /// True when the near plane maps to the far end of the range (1 instead of -1 or 0).
     pub reversed_z: bool,
     /// True when NDC y points down (Vulkan); false when it points up (OpenGL, D3D, wgpu, Metal).
@@ -62,13 +62,13 @@ pub struct ClipConvention {
 impl ClipConvention {
     /// OpenGL: depth `-1..1`, y up.
     pub const OPENGL: Self = Self {
-        depth: DepthRange::NegOneToOne,
+        depth: NdcDepth::NegOneToOne,
         reversed_z: false,
         y_down: false,
     };
     /// Direct3D, wgpu and Metal: depth `0..1`, y up.
     pub const ZERO_TO_ONE: Self = Self {
-        depth: DepthRange::ZeroToOne,
+        depth: NdcDepth::ZeroToOne,
         reversed_z: false,
         y_down: false,
     };
@@ -78,7 +78,7 @@ impl ClipConvention {
     pub const WGPU: Self = Self::ZERO_TO_ONE;
     /// Vulkan: depth `0..1`, y down.
     pub const VULKAN: Self = Self {
-        depth: DepthRange::ZeroToOne,
+        depth: NdcDepth::ZeroToOne,
         reversed_z: false,
         y_down: true,
     };
@@ -92,12 +92,24 @@ impl ClipConvention {
         }
     }
 
+    /// The matching [`DepthRange`] of [`Frustum::from_view_projection`]. A reversed
+    /// `-1..1` range maps to `NegOneToOne`: the same six half-spaces, with the near and far
+    /// planes named the other way round.
+    #[must_use]
+    pub fn frustum_depth_range(&self) -> DepthRange {
+        match (self.depth, self.reversed_z) {
+            (NdcDepth::NegOneToOne, _) => DepthRange::NegOneToOne,
+            (NdcDepth::ZeroToOne, false) => DepthRange::ZeroToOne,
+            (NdcDepth::ZeroToOne, true) => DepthRange::OneToZero,
+        }
+    }
+
     /// NDC depth of the near plane.
     #[must_use]
     pub fn near_ndc(&self) -> f64 {
         match (self.depth, self.reversed_z) {
-            (DepthRange::NegOneToOne, false) => -1.0,
-            (DepthRange::ZeroToOne, false) => 0.0,
+            (NdcDepth::NegOneToOne, false) => -1.0,
+            (NdcDepth::ZeroToOne, false) => 0.0,
             (_, true) => 1.0,
         }
     }
@@ -107,8 +119,8 @@ impl ClipConvention {
     pub fn far_ndc(&self) -> f64 {
         match (self.depth, self.reversed_z) {
             (_, false) => 1.0,
-            (DepthRange::NegOneToOne, true) => -1.0,
-            (DepthRange::ZeroToOne, true) => 0.0,
+            (NdcDepth::NegOneToOne, true) => -1.0,
+            (NdcDepth::ZeroToOne, true) => 0.0,
         }
     }
 }
@@ -616,6 +628,29 @@ impl Camera {
         Some(s * self.view_proj)
     }
 
+    /// The frustum behind `rect`: everything that projects into the rectangle between the
+    /// near and far planes (the volume a marquee selects from), as a
+    /// [`raypick_primitives::Frustum`] for the `frustum_*` kernels.
+    ///
+    /// Returns `None` for an invalid rectangle or viewport.
+    #[must_use]
+    pub fn rect_frustum(&self, rect: &ScreenRect, viewport: &Viewport) -> Option<Frustum> {
+        let m = self.rect_view_projection(rect, viewport)?;
+        Some(Frustum::from_view_projection(
+            &m.cast::<Real>(),
+            self.convention.frustum_depth_range(),
+        ))
+    }
+
+    /// The whole view frustum (the viewport's rectangle).
+    #[must_use]
+    pub fn frustum(&self) -> Frustum {
+        Frustum::from_view_projection(
+            &self.view_proj.cast::<Real>(),
+            self.convention.frustum_depth_range(),
+        )
+    }
+
     /// The six planes of the frustum behind `rect` as `(normal, offset)` with the inside where
     /// `normal . p + offset >= 0`, in the order left, right, bottom, top, near, far.
     ///
@@ -634,16 +669,13 @@ impl Camera {
 }
 
 /// The six clip planes of `m` (Gribb and Hartmann), inside where `n . p + d >= 0`.
-pub(crate) fn clip_planes(
-    m: &Matrix4<f64>,
-    depth: DepthRange,
-) -> [(nalgebra::Vector3<f64>, f64); 6] {
+pub(crate) fn clip_planes(m: &Matrix4<f64>, depth: NdcDepth) -> [(nalgebra::Vector3<f64>, f64); 6] {
     let row = |i: usize| m.row(i).transpose();
     let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
     let split = |v: Vector4<f64>| (v.xyz(), v.w);
     let near = match depth {
-        DepthRange::NegOneToOne => r3 + r2,
-        DepthRange::ZeroToOne => r2,
+        NdcDepth::NegOneToOne => r3 + r2,
+        NdcDepth::ZeroToOne => r2,
     };
     // A reversed-Z convention only swaps which of the two depth planes is near; the pair is
     // the same set of inequalities, so the planes are listed by range, not by name.

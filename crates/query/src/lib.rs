@@ -5,5 +5,7 @@
 
 pub mod camera;
 pub mod mesh;
+pub mod scene;
 
 pub use mesh::{FrustumSelection, Hit, Mesh, MeshError, NearestPoint, RayQuery};
+pub use scene::{Scene, SceneHit, SceneQuery};

@@ -1,0 +1,620 @@
+//! [`Scene`]: many mesh instances and analytic shapes under a top-level BVH, with ray,
+//! nearest-point, pick, snap and marquee queries.
+//!
+//! - **Meshes** are added once ([`Scene::add_mesh`]) and shared by any number of
+//!   **instances** ([`Scene::add_instance`]), each placed by an invertible affine transform
+//!   (rotation, translation, non-uniform scale, mirroring).
+//! - **Shapes** are parry3d [`SharedShape`]s ([`Scene::add_shape`]) cast with parry's own ray
+//!   and point queries.
+//! - Every object has a `u32` layer mask and a `u64` of user data.
+//! - A top-level [`Bvh`] holds the objects' world boxes. Edits mark it stale;
+//!   [`Scene::update`] refits it (only moves since the last update) or rebuilds it (objects
+//!   added or removed). Queries on a stale scene stay **correct**: they test every object
+//!   instead of the stale tree, so call `update` after a batch of edits for speed.
+//!
+//! Rays enter each instance in object space without normalization, so `t` is the same
+//! number in world and object space. Normals go through the inverse transpose and come back
+//! unit length in world space; front and back faces stay correct under mirroring.
+//!
+//! ```
+//! use raypick_query::scene::{Scene, SceneQuery};
+//! use raypick_query::Mesh;
+//! use raypick_primitives::{Point3, Ray, Vector3};
+//! use nalgebra::Matrix4;
+//!
+//! let tri = Mesh::new(
+//!     vec![Point3::new(0.0, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)],
+//!     vec![[0, 1, 2]],
+//! )
+//! .unwrap();
+//! let mut scene = Scene::new();
+//! let mesh = scene.add_mesh(tri);
+//! // Stretched 2x along x and moved 5 down -z.
+//! let m = Matrix4::new_translation(&Vector3::new(0.0, 0.0, -5.0))
+//!     * Matrix4::new_nonuniform_scaling(&Vector3::new(2.0, 1.0, 1.0));
+//! let inst = scene.add_instance(mesh, &m).unwrap();
+//! scene.update();
+//!
+//! let ray = Ray::new(Point3::new(1.5, 0.2, 0.0), Vector3::new(0.0, 0.0, -1.0));
+//! let hit = scene.closest_hit(&ray, &SceneQuery::default()).unwrap();
+//! assert_eq!(hit.instance, inst);
+//! assert_eq!(hit.t, 5.0);
+//! assert_eq!(hit.triangle(), Some(0));
+//! assert!((hit.normal.z - 1.0).abs() < 1e-6);
+//! ```
+
+// `!(x > 0.0)` is how this module says "not positive, or NaN": the negation is the point.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+mod marquee;
+mod nearest;
+mod pick;
+mod query;
+mod shape;
+mod transform;
+
+use std::sync::Arc;
+
+use nalgebra::{Isometry3, Matrix4};
+use parry3d::shape::SharedShape;
+use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::{Aabb, Point3, Real};
+
+use crate::{Mesh, MeshError};
+use transform::{is_finite_box, InstanceTransform};
+
+pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
+pub use nearest::SceneNearest;
+pub use pick::{Pick, PickOptions, SnapEdge, SnapVertex};
+pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
+
+/// A mesh added to a [`Scene`], shared by its instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MeshId(pub(crate) u32);
+
+impl MeshId {
+    /// The mesh's index in the order meshes were added.
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// An object (mesh instance or shape) in a [`Scene`].
+///
+/// Ids are never reused for a different object: a removed id's slot may be reused, but with a
+/// new generation, so a stale id is reported as unknown rather than naming the new object.
+/// Ids order by slot, which is how ties between objects are broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstanceId {
+    index: u32,
+    generation: u32,
+}
+
+impl InstanceId {
+    /// The slot index (reused after removal, with a new generation).
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+}
+
+/// Why a scene edit was refused. The scene is unchanged after an error.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SceneError {
+    /// The mesh id does not belong to this scene.
+    #[error("unknown mesh {0:?}")]
+    UnknownMesh(MeshId),
+    /// The instance id does not belong to this scene, or was removed.
+    #[error("unknown or removed instance {0:?}")]
+    UnknownInstance(InstanceId),
+    /// A transform entry is NaN or infinite.
+    #[error("transform entry ({row}, {column}) is not finite")]
+    NonFiniteTransform {
+        /// Row of the bad entry.
+        row: usize,
+        /// Column of the bad entry.
+        column: usize,
+    },
+    /// The bottom row of the transform is not `0 0 0 1`.
+    #[error("the transform is projective (bottom row is not 0 0 0 1)")]
+    ProjectiveTransform,
+    /// The linear part cannot be inverted (zero scale, collapsed axis).
+    #[error("the transform is singular (determinant {determinant})")]
+    SingularTransform {
+        /// The determinant of the 3x3 linear part (in f64).
+        determinant: f64,
+    },
+    /// Shapes accept rotations, translations, mirrors and uniform scale only, because
+    /// parry's point queries are not valid under non-uniform scale.
+    #[error("shapes need a similarity transform (no non-uniform scale)")]
+    ShapeNeedsUniformScale,
+    /// A batch query got an output slice of a different length than its input.
+    #[error("batch of {inputs} queries but {outputs} result slots")]
+    BatchLengthMismatch {
+        /// Number of queries.
+        inputs: usize,
+        /// Number of result slots.
+        outputs: usize,
+    },
+}
+
+/// A mesh's vertices and index triples as given, kept by
+/// [`Scene::add_mesh_with_source`] for the queries that need vertex data.
+#[derive(Debug)]
+pub(crate) struct MeshSource {
+    pub positions: Vec<Point3<Real>>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl MeshSource {
+    /// The corners of triangle `t` (an original index).
+    pub fn corners(&self, t: u32) -> [Point3<Real>; 3] {
+        self.triangles[t as usize].map(|i| self.positions[i as usize])
+    }
+}
+
+#[derive(Clone)]
+pub(crate) enum Geometry {
+    Mesh {
+        id: MeshId,
+        mesh: Arc<Mesh>,
+        source: Option<Arc<MeshSource>>,
+    },
+    Shape(SharedShape),
+}
+
+#[derive(Clone)]
+pub(crate) struct Object {
+    pub geometry: Geometry,
+    pub transform: InstanceTransform,
+    pub mask: u32,
+    pub user_data: u64,
+    pub world_box: Aabb,
+}
+
+#[derive(Clone)]
+struct Slot {
+    generation: u32,
+    object: Option<Object>,
+}
+
+/// Meshes, their instances and shapes, with a top-level BVH; see the [module docs](self).
+///
+/// `Scene` is `Send + Sync`: queries take `&self` and may run from many threads; edits take
+/// `&mut self`.
+#[derive(Clone, Default)]
+pub struct Scene {
+    meshes: Vec<(Arc<Mesh>, Option<Arc<MeshSource>>)>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: usize,
+    top: Option<Bvh>,
+    /// Slot of each top-level primitive (build order).
+    top_slots: Vec<u32>,
+    /// Slot of each top-level leaf-order position.
+    top_leaf: Vec<u32>,
+    /// Objects with an infinite world box (half-spaces): tested on every query.
+    unbounded: Vec<u32>,
+    /// Reused box buffer for refits.
+    top_boxes: Vec<Aabb>,
+    structure_dirty: bool,
+    moved_dirty: bool,
+}
+
+impl std::fmt::Debug for Scene {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scene")
+            .field("meshes", &self.meshes.len())
+            .field("objects", &self.live)
+            .field("stale", &self.is_stale())
+            .finish()
+    }
+}
+
+impl Scene {
+    /// An empty scene.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a mesh to be instanced; the scene shares it (one BVH, many instances).
+    ///
+    /// A mesh added this way answers ray queries, marquee selection, and nearest-point
+    /// queries for instances with similarity transforms exactly. Snapping and exact
+    /// nearest points under non-uniform scale need the vertex data: use
+    /// [`Scene::add_mesh_with_source`] for those.
+    pub fn add_mesh(&mut self, mesh: Mesh) -> MeshId {
+        self.add_shared_mesh(Arc::new(mesh))
+    }
+
+    /// [`Scene::add_mesh`] for a mesh already behind an `Arc` (shared with other scenes).
+    pub fn add_shared_mesh(&mut self, mesh: Arc<Mesh>) -> MeshId {
+        self.meshes.push((mesh, None));
+        MeshId((self.meshes.len() - 1) as u32)
+    }
+
+    /// Builds a [`Mesh`] from `positions` and `triangles` and adds it, keeping a copy of the
+    /// vertex data (12 bytes per vertex and per triangle) for CAD snapping
+    /// ([`PickOptions::snap_radius`]) and exact world-space nearest points under
+    /// non-uniform scale.
+    ///
+    /// # Errors
+    /// The [`MeshError`] of [`Mesh::new`].
+    pub fn add_mesh_with_source(
+        &mut self,
+        positions: Vec<Point3<Real>>,
+        triangles: Vec<[u32; 3]>,
+    ) -> Result<MeshId, MeshError> {
+        let mesh = Mesh::new(positions.clone(), triangles.clone())?;
+        self.meshes.push((
+            Arc::new(mesh),
+            Some(Arc::new(MeshSource {
+                positions,
+                triangles,
+            })),
+        ));
+        Ok(MeshId((self.meshes.len() - 1) as u32))
+    }
+
+    /// The mesh behind `id`, or `None` for a foreign id.
+    #[must_use]
+    pub fn mesh(&self, id: MeshId) -> Option<&Arc<Mesh>> {
+        self.meshes.get(id.0 as usize).map(|m| &m.0)
+    }
+
+    /// Adds an instance of `mesh` placed by `transform` (object to world), with layer mask
+    /// `u32::MAX` and user data 0.
+    ///
+    /// Any invertible affine matrix works: rotation, translation, non-uniform scale,
+    /// mirroring. Pass `affine.to_homogeneous()` or `isometry.to_homogeneous()` for nalgebra
+    /// transforms.
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownMesh`], [`SceneError::NonFiniteTransform`],
+    /// [`SceneError::ProjectiveTransform`] or [`SceneError::SingularTransform`].
+    pub fn add_instance(
+        &mut self,
+        mesh: MeshId,
+        transform: &Matrix4<Real>,
+    ) -> Result<InstanceId, SceneError> {
+        let (arc, source) = self
+            .meshes
+            .get(mesh.0 as usize)
+            .ok_or(SceneError::UnknownMesh(mesh))?
+            .clone();
+        let transform = InstanceTransform::new(transform)?;
+        let world_box = transform.box_to_world(&arc.bounds());
+        Ok(self.insert(Object {
+            geometry: Geometry::Mesh {
+                id: mesh,
+                mesh: arc,
+                source,
+            },
+            transform,
+            mask: u32::MAX,
+            user_data: 0,
+            world_box,
+        }))
+    }
+
+    /// Adds an analytic shape (ball, cuboid, capsule, cylinder, cone, convex hull, half-space,
+    /// ...) placed by `pose`, with layer mask `u32::MAX` and user data 0. Its ray and point
+    /// queries are parry3d's own.
+    ///
+    /// # Errors
+    /// [`SceneError::NonFiniteTransform`] for a NaN or infinite pose.
+    pub fn add_shape(
+        &mut self,
+        shape: SharedShape,
+        pose: &Isometry3<Real>,
+    ) -> Result<InstanceId, SceneError> {
+        let transform = InstanceTransform::new(&pose.to_homogeneous())?;
+        let world_box = shape::shape_world_box(&shape, &transform);
+        Ok(self.insert(Object {
+            geometry: Geometry::Shape(shape),
+            transform,
+            mask: u32::MAX,
+            user_data: 0,
+            world_box,
+        }))
+    }
+
+    fn insert(&mut self, object: Object) -> InstanceId {
+        self.structure_dirty = true;
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.object = Some(object);
+            InstanceId {
+                index,
+                generation: slot.generation,
+            }
+        } else {
+            self.slots.push(Slot {
+                generation: 0,
+                object: Some(object),
+            });
+            InstanceId {
+                index: (self.slots.len() - 1) as u32,
+                generation: 0,
+            }
+        }
+    }
+
+    pub(crate) fn object(&self, id: InstanceId) -> Option<&Object> {
+        self.slots
+            .get(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.object.as_ref())
+    }
+
+    fn object_mut(&mut self, id: InstanceId) -> Result<&mut Object, SceneError> {
+        self.slots
+            .get_mut(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.object.as_mut())
+            .ok_or(SceneError::UnknownInstance(id))
+    }
+
+    /// The id of the object in `slot` (which must be live).
+    pub(crate) fn id_of(&self, slot: u32) -> InstanceId {
+        InstanceId {
+            index: slot,
+            generation: self.slots[slot as usize].generation,
+        }
+    }
+
+    pub(crate) fn slot_object(&self, slot: u32) -> Option<&Object> {
+        self.slots
+            .get(slot as usize)
+            .and_then(|s| s.object.as_ref())
+    }
+
+    /// Removes an object. Its id becomes unknown; the top-level tree is rebuilt at the next
+    /// [`Scene::update`].
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownInstance`] for a foreign or already removed id.
+    pub fn remove(&mut self, id: InstanceId) -> Result<(), SceneError> {
+        self.object_mut(id)?;
+        let slot = &mut self.slots[id.index as usize];
+        slot.object = None;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(id.index);
+        self.live -= 1;
+        self.structure_dirty = true;
+        Ok(())
+    }
+
+    /// Moves an object: `transform` replaces its object-to-world matrix. The top-level tree
+    /// is refitted (not rebuilt) at the next [`Scene::update`].
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownInstance`], a transform error as in [`Scene::add_instance`], or
+    /// [`SceneError::ShapeNeedsUniformScale`] for a shape given a non-uniform scale.
+    pub fn set_transform(
+        &mut self,
+        id: InstanceId,
+        transform: &Matrix4<Real>,
+    ) -> Result<(), SceneError> {
+        let t = InstanceTransform::new(transform)?;
+        let obj = self.object_mut(id)?;
+        let world_box = match &obj.geometry {
+            Geometry::Mesh { mesh, .. } => t.box_to_world(&mesh.bounds()),
+            Geometry::Shape(s) => {
+                if t.uniform_scale.is_none() {
+                    return Err(SceneError::ShapeNeedsUniformScale);
+                }
+                shape::shape_world_box(s, &t)
+            }
+        };
+        let was_bounded = is_finite_box(&obj.world_box);
+        obj.transform = t;
+        obj.world_box = world_box;
+        if was_bounded != is_finite_box(&world_box) {
+            self.structure_dirty = true;
+        } else {
+            self.moved_dirty = true;
+        }
+        Ok(())
+    }
+
+    /// The object-to-world matrix of an object, or `None` for an unknown id.
+    #[must_use]
+    pub fn transform(&self, id: InstanceId) -> Option<Matrix4<Real>> {
+        self.object(id).map(|o| o.transform.matrix())
+    }
+
+    /// The world box of an object, or `None` for an unknown id. Empty for an empty mesh,
+    /// infinite for a half-space.
+    #[must_use]
+    pub fn world_box(&self, id: InstanceId) -> Option<Aabb> {
+        self.object(id).map(|o| o.world_box)
+    }
+
+    /// Sets an object's layer mask. Queries see it when `mask & query.mask != 0`.
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownInstance`].
+    pub fn set_mask(&mut self, id: InstanceId, mask: u32) -> Result<(), SceneError> {
+        self.object_mut(id)?.mask = mask;
+        Ok(())
+    }
+
+    /// An object's layer mask, or `None` for an unknown id.
+    #[must_use]
+    pub fn mask(&self, id: InstanceId) -> Option<u32> {
+        self.object(id).map(|o| o.mask)
+    }
+
+    /// Sets an object's user data (reported in hits and passed to filters).
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownInstance`].
+    pub fn set_user_data(&mut self, id: InstanceId, data: u64) -> Result<(), SceneError> {
+        self.object_mut(id)?.user_data = data;
+        Ok(())
+    }
+
+    /// An object's user data, or `None` for an unknown id.
+    #[must_use]
+    pub fn user_data(&self, id: InstanceId) -> Option<u64> {
+        self.object(id).map(|o| o.user_data)
+    }
+
+    /// The mesh an object instances, or `None` for a shape or an unknown id.
+    #[must_use]
+    pub fn instance_mesh(&self, id: InstanceId) -> Option<MeshId> {
+        match &self.object(id)?.geometry {
+            Geometry::Mesh { id, .. } => Some(*id),
+            Geometry::Shape(_) => None,
+        }
+    }
+
+    /// The shape of an object, or `None` for a mesh instance or an unknown id.
+    #[must_use]
+    pub fn shape(&self, id: InstanceId) -> Option<&SharedShape> {
+        match &self.object(id)?.geometry {
+            Geometry::Mesh { .. } => None,
+            Geometry::Shape(s) => Some(s),
+        }
+    }
+
+    /// The number of objects (instances and shapes).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// True when the scene has no objects.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The ids of all objects, in slot order.
+    pub fn instances(&self) -> impl Iterator<Item = InstanceId> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.object.is_some())
+            .map(|(i, s)| InstanceId {
+                index: i as u32,
+                generation: s.generation,
+            })
+    }
+
+    /// True when edits since the last [`Scene::update`] are not in the top-level tree yet
+    /// (queries are then correct but test every object).
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.structure_dirty || self.moved_dirty
+    }
+
+    /// Brings the top-level tree up to date: a rebuild after objects were added or removed,
+    /// otherwise a refit after moves (O(objects), no allocation), otherwise nothing.
+    pub fn update(&mut self) {
+        if self.structure_dirty {
+            self.rebuild();
+        } else if self.moved_dirty {
+            self.refit();
+        }
+    }
+
+    fn rebuild(&mut self) {
+        self.top_slots.clear();
+        self.unbounded.clear();
+        self.top_boxes.clear();
+        for (i, s) in self.slots.iter().enumerate() {
+            let Some(o) = &s.object else { continue };
+            if is_finite_box(&o.world_box) {
+                self.top_slots.push(i as u32);
+                self.top_boxes.push(o.world_box);
+            } else if !o.world_box.is_empty() {
+                self.unbounded.push(i as u32);
+            }
+            // An empty box (empty mesh) can never be hit: left out.
+        }
+        match Bvh::build(&self.top_boxes, &BuildConfig::default()) {
+            Ok(bvh) => {
+                self.top_leaf = bvh
+                    .prim_indices()
+                    .iter()
+                    .map(|&p| self.top_slots[p as usize])
+                    .collect();
+                self.top = Some(bvh);
+            }
+            Err(_) => {
+                // Cannot happen for finite boxes; stay correct by testing everything.
+                self.top = None;
+                self.top_leaf.clear();
+                self.unbounded.append(&mut self.top_slots);
+            }
+        }
+        self.structure_dirty = false;
+        self.moved_dirty = false;
+    }
+
+    fn refit(&mut self) {
+        let Some(bvh) = &mut self.top else {
+            self.rebuild();
+            return;
+        };
+        self.top_boxes.clear();
+        self.top_boxes.extend(self.top_slots.iter().map(|&s| {
+            self.slots[s as usize]
+                .object
+                .as_ref()
+                .map_or(Aabb::EMPTY, |o| o.world_box)
+        }));
+        if bvh.refit(&self.top_boxes).is_err() {
+            self.rebuild();
+            return;
+        }
+        self.moved_dirty = false;
+    }
+
+    /// The top-level tree when it is up to date.
+    pub(crate) fn fresh_top(&self) -> Option<&Bvh> {
+        if self.is_stale() {
+            None
+        } else {
+            self.top.as_ref()
+        }
+    }
+
+    /// Slots that must be tested on every query: the unbounded objects when the tree is
+    /// fresh, otherwise every live slot.
+    pub(crate) fn for_each_extra_slot(&self, mut f: impl FnMut(u32) -> std::ops::ControlFlow<()>) {
+        if !self.is_stale() {
+            for &s in &self.unbounded {
+                if f(s).is_break() {
+                    return;
+                }
+            }
+        } else {
+            for (i, s) in self.slots.iter().enumerate() {
+                if s.object.is_some() && f(i as u32).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn top_leaf(&self) -> &[u32] {
+        &self.top_leaf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Scene>();
+    }
+}

@@ -1,0 +1,281 @@
+//! Nearest surface point over a [`Scene`], in world-space distance.
+//!
+//! An instance whose transform is a similarity (rotation, mirror, uniform scale `s`) keeps
+//! nearest points: the object-space nearest point is the world nearest point and distances
+//! scale by `s`, so the mesh's own best-first query answers it with the bound divided by `s`.
+//! Under a non-uniform scale that is false (the object-space nearest point is not the world
+//! one), so such instances run a best-first traversal of the mesh's BVH with world-space
+//! bounds instead: each node's box goes to world space (the box of the transformed box,
+//! which contains every transformed triangle, so its distance is a true lower bound) and
+//! each leaf's triangles are transformed and measured exactly in world space. That needs the
+//! vertex data, kept by [`Scene::add_mesh_with_source`]; for a mesh added with
+//! [`Scene::add_mesh`] under a non-uniform scale the answer is the world image of the
+//! object-space nearest point (a true surface point and its true distance, but a nearer
+//! point may exist). Both exact paths are exact up to f32 rounding; the proof tests compare
+//! them with a brute force over every world triangle.
+
+use std::ops::ControlFlow;
+
+use parry3d::shape::FeatureId;
+use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
+
+use super::query::HitGeometry;
+use super::{shape, Geometry, InstanceId, MeshSource, Object, Scene, SceneError, SceneQuery};
+use crate::Mesh;
+
+/// The nearest surface point of a scene to a query point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneNearest {
+    /// The object it lies on.
+    pub instance: InstanceId,
+    /// The mesh triangle (with barycentrics) or shape.
+    pub geometry: HitGeometry,
+    /// The world point.
+    pub point: Point3<Real>,
+    /// The world distance from the query point.
+    pub distance: Real,
+    /// The object's user data.
+    pub user_data: u64,
+}
+
+/// Distance from `p` to the box (0 inside).
+fn box_distance(p: &Point3<Real>, b: &Aabb) -> Real {
+    let mut d2 = 0.0f64;
+    for i in 0..3 {
+        let v = f64::from(p[i]);
+        let lo = f64::from(b.min[i]);
+        let hi = f64::from(b.max[i]);
+        let e = if v < lo {
+            lo - v
+        } else if v > hi {
+            v - hi
+        } else {
+            0.0
+        };
+        d2 += e * e;
+    }
+    // Rounded down a little so that it stays a lower bound after the f32 conversion.
+    (d2.sqrt() * (1.0 - 1e-6)) as Real
+}
+
+fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
+    (a.cast::<f64>() - b.cast::<f64>()).norm()
+}
+
+struct Best {
+    found: Option<SceneNearest>,
+    distance: f64,
+}
+
+impl Best {
+    fn offer(&mut self, cand: SceneNearest, d: f64) {
+        let better = d < self.distance
+            || (d == self.distance
+                && self.found.as_ref().is_none_or(|b| {
+                    (cand.instance, cand.triangle_index()) < (b.instance, b.triangle_index())
+                }));
+        if better {
+            self.distance = d;
+            self.found = Some(cand);
+        }
+    }
+    fn bound(&self) -> Real {
+        // Rounded up so that equal candidates elsewhere are still visited.
+        (self.distance * (1.0 + 1e-6)) as Real
+    }
+}
+
+impl Scene {
+    /// The nearest surface point within world distance `max_distance` of `p`, over the
+    /// objects that pass `query`'s mask and filter (its interval and culling are ignored),
+    /// or `None`.
+    ///
+    /// Distances are world distances, also under non-uniform scale: a similarity transform
+    /// keeps nearest points, so the mesh's own query answers in object space; otherwise a
+    /// best-first search over the mesh's BVH with world-space node boxes measures the
+    /// transformed triangles in world space (this needs the vertex data of
+    /// [`Scene::add_mesh_with_source`]; without it the answer is the world image of the
+    /// object-space nearest point, a true surface point but maybe not the nearest). Shapes
+    /// project with parry's non-solid point query (a point inside
+    /// a shape projects onto its boundary). Among equally near objects the lowest id wins.
+    /// A non-finite `p` or a negative or NaN `max_distance` finds nothing.
+    #[must_use]
+    pub fn nearest_point(
+        &self,
+        p: &Point3<Real>,
+        max_distance: Real,
+        query: &SceneQuery<'_>,
+    ) -> Option<SceneNearest> {
+        if !(max_distance >= 0.0) || !p.iter().all(|c| c.is_finite()) {
+            return None;
+        }
+        let mut best = Best {
+            found: None,
+            distance: f64::from(max_distance),
+        };
+        let visit = |slot: u32, best: &mut Best| {
+            let id = self.id_of(slot);
+            if let Some(obj) = self.slot_object(slot) {
+                if query.accepts(id, obj) {
+                    self.nearest_on_object(id, obj, p, best);
+                }
+            }
+        };
+        if let Some(bvh) = self.fresh_top() {
+            let leaf = self.top_leaf();
+            bvh.traverse_best_first(
+                max_distance,
+                |b| box_distance(p, b),
+                |range, bound| {
+                    for pos in range {
+                        visit(leaf[pos], &mut best);
+                    }
+                    *bound = best.bound();
+                    ControlFlow::Continue(())
+                },
+            );
+        }
+        self.for_each_extra_slot(|slot| {
+            visit(slot, &mut best);
+            ControlFlow::Continue(())
+        });
+        best.found
+    }
+
+    fn nearest_on_object(&self, id: InstanceId, obj: &Object, p: &Point3<Real>, best: &mut Best) {
+        let t = &obj.transform;
+        if box_distance(p, &obj.world_box) > best.bound() {
+            return;
+        }
+        match &obj.geometry {
+            Geometry::Shape(s) => {
+                let (q, _) = shape::project(s, &t.point_to_object(p));
+                let w = t.point_to_world(&q);
+                let d = distance64(&w, p);
+                let cand = SceneNearest {
+                    instance: id,
+                    geometry: HitGeometry::Shape {
+                        feature: FeatureId::Unknown,
+                    },
+                    point: w,
+                    distance: d as Real,
+                    user_data: obj.user_data,
+                };
+                best.offer(cand, d);
+            }
+            Geometry::Mesh {
+                id: mid,
+                mesh,
+                source,
+            } => {
+                if let (None, Some(src)) = (t.uniform_scale, source) {
+                    nearest_general(id, obj, *mid, mesh, src, p, best);
+                } else {
+                    // A similarity: exact. Without vertex data under non-uniform scale, the
+                    // object-space nearest point taken to world (documented approximation).
+                    let s = t.uniform_scale.unwrap_or(t.min_scale);
+                    let po = t.point_to_object(p);
+                    let Some(r) = mesh.nearest_point(&po, best.bound() / s * (1.0 + 1e-5)) else {
+                        return;
+                    };
+                    let w = t.point_to_world(&r.point);
+                    let d = distance64(&w, p);
+                    best.offer(
+                        SceneNearest {
+                            instance: id,
+                            geometry: HitGeometry::Triangle {
+                                mesh: *mid,
+                                triangle: r.triangle,
+                                u: r.u,
+                                v: r.v,
+                            },
+                            point: w,
+                            distance: d as Real,
+                            user_data: obj.user_data,
+                        },
+                        d,
+                    );
+                }
+            }
+        }
+    }
+
+    /// [`Scene::nearest_point`] for every point, in parallel: `out[i]` gets point `i`'s
+    /// answer.
+    ///
+    /// # Errors
+    /// [`SceneError::BatchLengthMismatch`] when the lengths differ.
+    pub fn nearest_point_batch(
+        &self,
+        points: &[Point3<Real>],
+        max_distance: Real,
+        query: &SceneQuery<'_>,
+        out: &mut [Option<SceneNearest>],
+    ) -> Result<(), SceneError> {
+        use rayon::prelude::*;
+        super::query::check_batch(points.len(), out.len())?;
+        points
+            .par_iter()
+            .zip(out.par_iter_mut())
+            .with_min_len(64)
+            .for_each(|(p, slot)| *slot = self.nearest_point(p, max_distance, query));
+        Ok(())
+    }
+}
+
+/// World-space best-first search of a non-uniformly scaled instance.
+fn nearest_general(
+    id: InstanceId,
+    obj: &Object,
+    mid: super::MeshId,
+    mesh: &Mesh,
+    source: &MeshSource,
+    p: &Point3<Real>,
+    best: &mut Best,
+) {
+    let t = &obj.transform;
+    let prims = mesh.bvh().prim_indices();
+    mesh.bvh().traverse_best_first(
+        best.bound(),
+        |b| box_distance(p, &t.box_to_world(b)),
+        |range, bound| {
+            for pos in range {
+                let [a, b, c] = source.corners(prims[pos]).map(|v| t.point_to_world(&v));
+                let Some(q) = point_triangle(p, &Triangle::new(a, b, c)) else {
+                    continue;
+                };
+                let d = distance64(&q.point, p);
+                if d <= best.distance {
+                    best.offer(
+                        SceneNearest {
+                            instance: id,
+                            geometry: HitGeometry::Triangle {
+                                mesh: mid,
+                                triangle: prims[pos],
+                                u: q.u,
+                                v: q.v,
+                            },
+                            point: q.point,
+                            distance: d as Real,
+                            user_data: obj.user_data,
+                        },
+                        d,
+                    );
+                }
+            }
+            *bound = best.bound();
+            ControlFlow::Continue(())
+        },
+    );
+}
+
+impl SceneNearest {
+    /// The triangle's original index for a mesh point, `None` for a shape.
+    #[must_use]
+    pub fn triangle_index(&self) -> Option<u32> {
+        match self.geometry {
+            HitGeometry::Triangle { triangle, .. } => Some(triangle),
+            HitGeometry::Shape { .. } => None,
+        }
+    }
+}

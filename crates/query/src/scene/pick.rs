@@ -1,0 +1,406 @@
+//! Mouse picking with CAD-style vertex and edge snapping.
+
+use std::ops::ControlFlow;
+
+use nalgebra::{Point3 as P3, Vector3 as V3};
+use raypick_primitives::{
+    frustum_aabb, frustum_triangle, Frustum, Plane, Point3, Ray, Real, Triangle, Unit,
+};
+
+use super::{Geometry, InstanceId, MeshId, Object, Scene, SceneHit, SceneQuery};
+use crate::camera::{Camera, ScreenRect, Viewport};
+
+/// Options of [`Scene::pick`].
+///
+/// Defaults: the default [`SceneQuery`] (every layer, no filter, no culling, `t` from the
+/// near plane on), no snapping, snapping only to features visible from the camera.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PickOptions<'a> {
+    /// Interval (along the camera ray, whose `t` is the world distance from the near plane),
+    /// culling, mask and filter.
+    pub query: SceneQuery<'a>,
+    /// Snap radius in screen pixels; `None` (the default) turns snapping off.
+    pub snap_radius: Option<Real>,
+    /// When true, snap also to vertices and edges hidden behind other surfaces. Default
+    /// false: a snap candidate must be visible, checked with an occlusion ray from the
+    /// camera to just before it.
+    pub snap_occluded: bool,
+}
+
+impl<'a> PickOptions<'a> {
+    /// Picking with snapping to vertices and edges within `radius_px` screen pixels.
+    #[must_use]
+    pub fn snap_radius(radius_px: Real) -> Self {
+        Self {
+            snap_radius: Some(radius_px),
+            ..Self::default()
+        }
+    }
+
+    /// These options with `query`'s interval, culling, mask and filter.
+    #[must_use]
+    pub fn with_query(self, query: SceneQuery<'a>) -> Self {
+        Self { query, ..self }
+    }
+
+    /// These options with hidden features allowed as snap targets.
+    #[must_use]
+    pub fn with_snap_occluded(self, snap_occluded: bool) -> Self {
+        Self {
+            snap_occluded,
+            ..self
+        }
+    }
+}
+
+/// A mesh vertex chosen by snapping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnapVertex {
+    /// The instance it belongs to.
+    pub instance: InstanceId,
+    /// The instanced mesh.
+    pub mesh: MeshId,
+    /// The vertex index in the mesh.
+    pub vertex: u32,
+    /// The vertex in world space.
+    pub point: Point3<Real>,
+    /// Its distance from the cursor on screen, in pixels.
+    pub distance_px: Real,
+}
+
+/// A mesh edge chosen by snapping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnapEdge {
+    /// The instance it belongs to.
+    pub instance: InstanceId,
+    /// The instanced mesh.
+    pub mesh: MeshId,
+    /// The edge's two vertex indices in the mesh (the smaller first).
+    pub vertices: [u32; 2],
+    /// The point of the edge nearest the cursor on screen, in world space.
+    pub point: Point3<Real>,
+    /// Its distance from the cursor on screen, in pixels.
+    pub distance_px: Real,
+}
+
+/// The answer of [`Scene::pick`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pick {
+    /// The camera ray through the cursor.
+    pub ray: Ray,
+    /// The closest hit under the cursor, if any.
+    pub hit: Option<SceneHit>,
+    /// The nearest snap vertex within the radius, if snapping is on and one is found.
+    pub vertex: Option<SnapVertex>,
+    /// The nearest snap edge within the radius, if snapping is on and one is found.
+    pub edge: Option<SnapEdge>,
+}
+
+/// A snap candidate: (screen distance^2, NDC depth, instance, mesh, vertex or edge, world
+/// point).
+type Candidate<K> = (f64, f64, InstanceId, MeshId, K, Point3<Real>);
+
+/// A world plane in object space: `n . (L x + T) = d` gives `(L^T n) . x = d - n . T`.
+pub(crate) fn frustum_to_object(f: &Frustum, obj: &Object, margin: Real) -> Frustum {
+    let t = &obj.transform;
+    let planes = f.planes().map(|p| {
+        let n = p.normal.into_inner();
+        let no = t.linear.transpose() * n;
+        let len = no.norm();
+        let off = p.offset - n.dot(&t.translation);
+        if len > 0.0 && len.is_finite() {
+            Plane::new(Unit::new_unchecked(no / len), off / len + margin)
+        } else {
+            // Cannot happen for an invertible map; stay conservative (everything inside).
+            Plane::new(p.normal, Real::INFINITY)
+        }
+    });
+    Frustum::from_planes(planes)
+}
+
+/// A triangle's object-space corners taken to world space.
+pub(crate) fn world_triangle(obj: &Object, tri: &[Point3<Real>; 3]) -> Triangle {
+    let [a, b, c] = tri.map(|v| obj.transform.point_to_world(&v));
+    Triangle::new(a, b, c)
+}
+
+/// A margin for object-space culling: a little more than the rounding of the plane transform.
+pub(crate) fn cull_margin(obj: &Object) -> Real {
+    let b = obj.world_box;
+    let size = (b.max - b.min).norm();
+    let scale = b.max.coords.abs().max().max(b.min.coords.abs().max());
+    let s = (size + scale) / obj.transform.min_scale.max(Real::MIN_POSITIVE);
+    if s.is_finite() {
+        s * 1e-5
+    } else {
+        0.0
+    }
+}
+
+impl Scene {
+    /// Calls `f(slot, object, object-space frustum)` for each mesh instance that passes
+    /// `query` and whose world box may meet `frustum`.
+    pub(crate) fn visit_frustum_meshes<F>(
+        &self,
+        frustum: &Frustum,
+        query: &SceneQuery<'_>,
+        mut f: F,
+    ) where
+        F: FnMut(u32, &Object),
+    {
+        let mut visit = |slot: u32| {
+            let id = self.id_of(slot);
+            if let Some(obj) = self.slot_object(slot) {
+                if query.accepts(id, obj) && frustum_aabb(frustum, &obj.world_box).may_intersect() {
+                    f(slot, obj);
+                }
+            }
+        };
+        if let Some(bvh) = self.fresh_top() {
+            let leaf = self.top_leaf();
+            bvh.traverse_with(
+                |b| frustum_aabb(frustum, b).may_intersect(),
+                |range| {
+                    for pos in range {
+                        visit(leaf[pos]);
+                    }
+                    ControlFlow::Continue(())
+                },
+            );
+        }
+        self.for_each_extra_slot(|slot| {
+            visit(slot);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// The closest hit under the cursor at window position `(x, y)` (pixels, origin top left,
+    /// y down), and with [`PickOptions::snap_radius`] the nearest mesh vertex and edge on
+    /// screen.
+    ///
+    /// Snapping considers the triangles of the mesh instances (not shapes, and only meshes
+    /// added with [`Scene::add_mesh_with_source`], which keep vertex indices) that pass the
+    /// options' mask and filter and meet the frustum of the square of half-size `radius`
+    /// around the cursor (this includes the hit triangle); of those, the vertices and edges
+    /// whose projection lies within `radius` pixels of the cursor are candidates, and the
+    /// nearest on screen wins (ties: nearer the camera, then lower ids). Edge distance is
+    /// measured to the projected segment (the part in front of the near plane). Unless
+    /// [`PickOptions::snap_occluded`] is set, a candidate hidden behind another surface is
+    /// skipped. Snapping works without a hit (the cursor beside a silhouette).
+    ///
+    /// Returns `None` for an invalid cursor position or viewport, or when there is neither
+    /// a hit nor a snap.
+    #[must_use]
+    pub fn pick(
+        &self,
+        camera: &Camera,
+        viewport: &Viewport,
+        x: Real,
+        y: Real,
+        options: &PickOptions<'_>,
+    ) -> Option<Pick> {
+        let ray = camera.ray_from_pixel(x, y, viewport)?;
+        let hit = self.closest_hit(&ray, &options.query);
+        let mut pick = Pick {
+            ray,
+            hit,
+            vertex: None,
+            edge: None,
+        };
+        if let Some(r) = options.snap_radius.filter(|r| *r > 0.0 && r.is_finite()) {
+            self.snap(camera, viewport, x, y, r, options, &mut pick);
+        }
+        (pick.hit.is_some() || pick.vertex.is_some() || pick.edge.is_some()).then_some(pick)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn snap(
+        &self,
+        camera: &Camera,
+        viewport: &Viewport,
+        x: Real,
+        y: Real,
+        radius: Real,
+        options: &PickOptions<'_>,
+        pick: &mut Pick,
+    ) {
+        let Some(frustum) = camera.rect_frustum(&ScreenRect::around(x, y, radius), viewport) else {
+            return;
+        };
+        let cursor = [f64::from(x), f64::from(y)];
+        let r2 = f64::from(radius) * f64::from(radius);
+        let project = |p: &Point3<Real>| camera.project_f64(&p.cast::<f64>(), viewport);
+        let mut vertices: Vec<Candidate<u32>> = Vec::new();
+        let mut edges: Vec<Candidate<[u32; 2]>> = Vec::new();
+        self.visit_frustum_meshes(&frustum, &options.query, |slot, obj| {
+            let Geometry::Mesh {
+                id: mid,
+                mesh,
+                source: Some(src),
+            } = &obj.geometry
+            else {
+                return;
+            };
+            let id = self.id_of(slot);
+            let local = frustum_to_object(&frustum, obj, cull_margin(obj));
+            let prims = mesh.bvh().prim_indices();
+            mesh.bvh().traverse_with(
+                |b| frustum_aabb(&local, b).may_intersect(),
+                |range| {
+                    for pos in range {
+                        let tri = prims[pos];
+                        let idx = src.triangles[tri as usize];
+                        let w = world_triangle(obj, &src.corners(tri));
+                        if frustum_triangle(&frustum, &w).is_outside() {
+                            continue;
+                        }
+                        let corners = w.vertices();
+                        for k in 0..3 {
+                            if let Some((sx, sy, depth)) = project(&corners[k]) {
+                                let d2 = (sx - cursor[0]).powi(2) + (sy - cursor[1]).powi(2);
+                                if d2 <= r2 {
+                                    vertices.push((d2, depth, id, *mid, idx[k], corners[k]));
+                                }
+                            }
+                            let (a, b) = (k, (k + 1) % 3);
+                            if let Some((d2, depth, p)) = edge_screen_distance(
+                                camera,
+                                viewport,
+                                cursor,
+                                &corners[a],
+                                &corners[b],
+                            ) {
+                                if d2 <= r2 {
+                                    let (va, vb) = (idx[a], idx[b]);
+                                    edges.push((d2, depth, id, *mid, [va.min(vb), va.max(vb)], p));
+                                }
+                            }
+                        }
+                    }
+                    ControlFlow::Continue(())
+                },
+            );
+        });
+        let order = |a: &Candidate<u32>, b: &Candidate<u32>| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.4.cmp(&b.4))
+        };
+        vertices.sort_by(order);
+        vertices.dedup_by(|a, b| a.2 == b.2 && a.4 == b.4);
+        edges.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.4.cmp(&b.4))
+        });
+        let visible =
+            |p: &Point3<Real>| options.snap_occluded || self.sees(camera, viewport, p, options);
+        pick.vertex = vertices.iter().find(|v| visible(&v.5)).map(|v| SnapVertex {
+            instance: v.2,
+            mesh: v.3,
+            vertex: v.4,
+            point: v.5,
+            distance_px: v.0.sqrt() as Real,
+        });
+        pick.edge = edges.iter().find(|e| visible(&e.5)).map(|e| SnapEdge {
+            instance: e.2,
+            mesh: e.3,
+            vertices: e.4,
+            point: e.5,
+            distance_px: e.0.sqrt() as Real,
+        });
+    }
+
+    /// True when nothing that passes the options' filters lies between the camera and `p`
+    /// (up to a relative 1e-4 before it, so that `p`'s own surface does not hide it).
+    fn sees(
+        &self,
+        camera: &Camera,
+        viewport: &Viewport,
+        p: &Point3<Real>,
+        options: &PickOptions<'_>,
+    ) -> bool {
+        let Some((sx, sy, _)) = camera.project_f64(&p.cast::<f64>(), viewport) else {
+            return false;
+        };
+        let Some((o, d)) = camera.ray_from_pixel_f64(sx, sy, viewport) else {
+            return false;
+        };
+        let t = (p.cast::<f64>() - o).dot(&d);
+        if !(t > 0.0) {
+            // Before the near plane: not visible.
+            return false;
+        }
+        let ray = Ray::new(o.cast(), d.cast());
+        let t_max = (t * (1.0 - 1e-4)) as Real;
+        let q = SceneQuery {
+            t_min: 0.0,
+            t_max,
+            ..options.query
+        };
+        !self.any_hit(&ray, &q)
+    }
+}
+
+/// Screen distance^2 from `cursor` to the projection of segment `a b` (clipped to the part in
+/// front of the near plane), with the depth and the world point of the nearest point.
+fn edge_screen_distance(
+    camera: &Camera,
+    viewport: &Viewport,
+    cursor: [f64; 2],
+    a: &Point3<Real>,
+    b: &Point3<Real>,
+) -> Option<(f64, f64, Point3<Real>)> {
+    let m = camera.view_projection();
+    let (a, b) = (a.cast::<f64>(), b.cast::<f64>());
+    let ca = m * a.to_homogeneous();
+    let cb = m * b.to_homogeneous();
+    // Clip against w > eps (in front of the camera plane); keep the segment parameters.
+    let eps = 1e-9 * (ca.w.abs() + cb.w.abs()).max(1e-30);
+    let (mut s0, mut s1) = (0.0f64, 1.0f64);
+    if ca.w <= eps && cb.w <= eps {
+        return None;
+    }
+    if ca.w <= eps {
+        s0 = (eps - ca.w) / (cb.w - ca.w);
+    } else if cb.w <= eps {
+        s1 = (eps - ca.w) / (cb.w - ca.w);
+    }
+    let at = |s: f64| a + (b - a) * s;
+    let pa = camera.project_f64(&at(s0), viewport)?;
+    let pb = camera.project_f64(&at(s1), viewport)?;
+    let (ax, ay, bx, by) = (pa.0, pa.1, pb.0, pb.1);
+    let (ex, ey) = (bx - ax, by - ay);
+    let len2 = ex * ex + ey * ey;
+    let k = if len2 > 0.0 {
+        (((cursor[0] - ax) * ex + (cursor[1] - ay) * ey) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (qx, qy) = (ax + k * ex, ay + k * ey);
+    let d2 = (qx - cursor[0]).powi(2) + (qy - cursor[1]).powi(2);
+    // The world point behind screen point (qx, qy): where the camera ray through it comes
+    // closest to the segment's line (exact for perspective, as the projection is a line).
+    let (o, d) = camera.ray_from_pixel_f64(qx, qy, viewport)?;
+    let (p0, p1) = (at(s0), at(s1));
+    let u = p1 - p0;
+    let s = closest_param(&o, &d, &p0, &u).clamp(0.0, 1.0);
+    let world = p0 + u * s;
+    let depth = pa.2 + (pb.2 - pa.2) * k;
+    Some((d2, depth, world.cast::<Real>()))
+}
+
+/// Parameter `s` of the point `p0 + s u` closest to the line `o + t d`.
+fn closest_param(o: &P3<f64>, d: &V3<f64>, p0: &P3<f64>, u: &V3<f64>) -> f64 {
+    let w = p0 - o;
+    let (a, b, c) = (d.dot(d), d.dot(u), u.dot(u));
+    let (dd, e) = (d.dot(&w), u.dot(&w));
+    let den = a * c - b * b;
+    if den.abs() <= 1e-300 {
+        0.0
+    } else {
+        (b * dd - a * e) / den
+    }
+}
