@@ -1,12 +1,16 @@
-//! What the commands query: a loaded file with its acceleration structure, answering in terms
-//! of the file's objects (instance index in load order) and their own triangle numbering.
+//! What the commands query: a loaded file as a [`Scene`] (one BVH per distinct mesh, a
+//! top-level tree over the instances), answering in terms of the file's objects (instance
+//! index in load order) and their own triangle numbering.
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use raypick_bvh::BvhStats;
 use raypick_io::LoadedScene;
 use raypick_primitives::{
     Aabb, Cull, Point3, Ray, RayAabbPrecomp, Real, Unit, Vector3, WatertightRay,
 };
+use raypick_query::scene::{MeshId, Scene, SceneHit, SceneQuery};
 use raypick_query::{Mesh, RayQuery};
 
 use crate::CliError;
@@ -30,95 +34,134 @@ pub struct WorldHit {
     pub v: Real,
 }
 
-/// The loaded file and one BVH over all of its instances' world-space triangles.
+/// Every instance's triangles in world space under one BVH: only for the heatmap, which
+/// counts the nodes a traversal visits (built on first use).
+struct Flat {
+    mesh: Mesh,
+    positions: Vec<Point3<Real>>,
+    triangles: Vec<[u32; 3]>,
+}
+
+/// The loaded file and its scene.
 pub struct World {
     pub loaded: LoadedScene,
-    mesh: Mesh,
-    /// World-space triangle corners by flattened index (for the heatmap traversal).
-    flat_positions: Vec<Point3<Real>>,
-    flat_triangles: Vec<[u32; 3]>,
-    /// First flattened triangle of each instance.
-    starts: Vec<usize>,
+    scene: Scene,
+    meshes: Vec<MeshId>,
+    flat: OnceLock<Result<Flat, String>>,
     pub build_time: Duration,
+}
+
+fn scene_query(q: &RayQuery) -> SceneQuery<'static> {
+    SceneQuery::new(q.t_min, q.t_max).with_cull(q.cull)
 }
 
 impl World {
     pub fn build(loaded: LoadedScene, file: &str) -> Result<World, CliError> {
         let t0 = Instant::now();
-        let (flat, starts) = loaded.flatten();
-        let mesh = Mesh::new(flat.positions.clone(), flat.triangles.clone())
-            .map_err(|e| CliError::BadInput(format!("{file}: cannot build the BVH: {e}")))?;
+        let sl = loaded.to_scene(file)?;
         let build_time = t0.elapsed();
-        tracing::info!(file, triangles = mesh.len(), ?build_time, "BVH built");
+        tracing::info!(
+            file,
+            meshes = sl.meshes.len(),
+            instances = sl.instances.len(),
+            ?build_time,
+            "scene built"
+        );
         Ok(World {
             loaded,
-            mesh,
-            flat_positions: flat.positions,
-            flat_triangles: flat.triangles,
-            starts,
+            scene: sl.scene,
+            meshes: sl.meshes,
+            flat: OnceLock::new(),
             build_time,
         })
     }
 
     /// Triangles over all instances.
     pub fn triangle_count(&self) -> usize {
-        self.mesh.len()
+        self.loaded.instance_triangle_count()
     }
 
     pub fn bounds(&self) -> Aabb {
-        self.mesh.bounds()
+        self.loaded.bounds()
     }
 
-    /// BVH statistics of each BVH (here one, over every instance's triangles).
-    pub fn mesh_stats(&self) -> Vec<raypick_bvh::BvhStats> {
-        vec![self.mesh.bvh().stats()]
+    /// BVH statistics of each distinct mesh, in file order.
+    pub fn mesh_stats(&self) -> Vec<BvhStats> {
+        self.meshes
+            .iter()
+            .filter_map(|&id| self.scene.mesh(id))
+            .map(|m| m.bvh().stats())
+            .collect()
     }
 
-    /// Prepares [`World::traversal_cost`] (nothing to do here).
-    pub fn prepare_heatmap(&self) -> Result<(), CliError> {
-        Ok(())
-    }
-
-    fn to_world_hit(&self, h: raypick_query::Hit) -> WorldHit {
-        let flat = h.triangle as usize;
-        let object = self.starts.partition_point(|&s| s <= flat) - 1;
+    fn to_world_hit(h: SceneHit) -> WorldHit {
+        let (u, v) = h.barycentrics().unwrap_or((0.0, 0.0));
         WorldHit {
             t: h.t,
-            object,
-            triangle: (flat - self.starts[object]) as u32,
+            object: h.user_data as usize,
+            triangle: h.triangle().unwrap_or(0),
             point: h.point,
             normal: h.normal,
-            u: h.u,
-            v: h.v,
+            u,
+            v,
         }
     }
 
     pub fn closest_hit(&self, ray: &Ray, q: &RayQuery) -> Option<WorldHit> {
-        self.mesh.closest_hit(ray, q).map(|h| self.to_world_hit(h))
+        self.scene
+            .closest_hit(ray, &scene_query(q))
+            .map(Self::to_world_hit)
     }
 
     pub fn any_hit(&self, ray: &Ray, q: &RayQuery) -> bool {
-        self.mesh.any_hit(ray, q)
+        self.scene.any_hit(ray, &scene_query(q))
     }
 
     pub fn all_hits(&self, ray: &Ray, q: &RayQuery) -> Vec<WorldHit> {
-        self.mesh
-            .all_hits(ray, q)
+        self.scene
+            .all_hits(ray, &scene_query(q))
             .into_iter()
-            .map(|h| self.to_world_hit(h))
+            .map(Self::to_world_hit)
             .collect()
     }
 
-    /// Bytes held by the acceleration structure and its triangles.
+    /// Bytes held by the distinct meshes (triangles and BVHs); the top-level tree and the
+    /// instance records come on top.
     pub fn memory_bytes(&self) -> usize {
-        self.mesh.memory_bytes()
+        self.meshes
+            .iter()
+            .filter_map(|&id| self.scene.mesh(id))
+            .map(|m| m.memory_bytes())
+            .sum()
     }
 
-    /// The traversal cost of a closest-hit query: (nodes whose box the ray was tested
-    /// against, triangles tested). Near child first with pruning by the closest hit so far,
-    /// as the real query does, so the picture shows what the BVH costs.
+    fn flat(&self) -> Result<&Flat, CliError> {
+        self.flat
+            .get_or_init(|| {
+                let (m, _) = self.loaded.flatten();
+                let mesh = Mesh::new(m.positions.clone(), m.triangles.clone())
+                    .map_err(|e| e.to_string())?;
+                Ok(Flat {
+                    mesh,
+                    positions: m.positions,
+                    triangles: m.triangles,
+                })
+            })
+            .as_ref()
+            .map_err(|e| CliError::Internal(format!("cannot build the heatmap BVH: {e}")))
+    }
+
+    /// Prepares [`World::traversal_cost`] (builds the flattened BVH it walks).
+    pub fn prepare_heatmap(&self) -> Result<(), CliError> {
+        self.flat().map(|_| ())
+    }
+
+    /// The traversal cost of a closest-hit query over all instances' world-space triangles
+    /// under one BVH: (nodes whose box the ray was tested against, triangles tested). Near
+    /// child first with pruning by the closest hit so far, as the real query does.
     pub fn traversal_cost(&self, ray: &Ray) -> (u32, u32) {
-        let bvh = self.mesh.bvh();
+        let Ok(flat) = self.flat() else { return (0, 0) };
+        let bvh = flat.mesh.bvh();
         let nodes = bvh.nodes();
         if nodes.is_empty() {
             return (0, 0);
@@ -141,8 +184,8 @@ impl World {
             if let Some(range) = node.leaf_range() {
                 for pos in range {
                     tested += 1;
-                    let [a, b, c] = self.flat_triangles[order[pos] as usize]
-                        .map(|k| self.flat_positions[k as usize]);
+                    let [a, b, c] =
+                        flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
                     if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
                         t_max = h.t;
                     }

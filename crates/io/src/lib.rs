@@ -29,6 +29,7 @@ mod gltf_file;
 mod loaded;
 mod obj;
 mod ply;
+mod scene_load;
 mod stl;
 
 use std::path::Path;
@@ -37,6 +38,7 @@ pub use error::{Error, ErrorKind};
 pub use loaded::{LoadedInstance, LoadedMesh, LoadedScene};
 pub use nalgebra::Matrix4;
 use raypick_query::Mesh;
+pub use scene_load::{load_scene, load_scene_from_bytes, SceneLoad};
 
 /// Files larger than this are refused before reading (4 GiB): every supported format
 /// addresses vertices with 32-bit indices.
