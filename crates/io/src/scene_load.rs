@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use raypick_query::scene::{InstanceId, MeshId, Scene};
-use raypick_query::Mesh;
 
 use crate::error::{Error, ErrorKind};
 use crate::{read_bytes, read_file, Format, LoadedScene};
@@ -26,7 +25,9 @@ pub struct SceneLoad {
 }
 
 impl LoadedScene {
-    /// Builds a [`Scene`]: each mesh's BVH once, then its instances with their transforms.
+    /// Builds a [`Scene`]: each mesh's BVH once (with its vertex data kept, so
+    /// `Scene::pick` can snap to vertices and edges), then its instances with their
+    /// transforms.
     /// `file` names the source in errors ([`ErrorKind::Build`]; the loaders have already
     /// checked what would make this fail, so it is not expected).
     pub fn to_scene(&self, file: &str) -> Result<SceneLoad, Error> {
@@ -34,9 +35,10 @@ impl LoadedScene {
         let mut scene = Scene::new();
         let mut meshes = Vec::with_capacity(self.meshes.len());
         for m in &self.meshes {
-            let mesh = Mesh::new(m.positions.clone(), m.triangles.clone())
+            let id = scene
+                .add_mesh_with_source(m.positions.clone(), m.triangles.clone())
                 .map_err(|e| build(format!("mesh {:?}: {e}", m.name)))?;
-            meshes.push(scene.add_mesh(mesh));
+            meshes.push(id);
         }
         let mut instances = Vec::with_capacity(self.instances.len());
         for (k, inst) in self.instances.iter().enumerate() {

@@ -65,3 +65,38 @@ fn obj_objects_become_instances_in_file_order() {
     let e = load_scene_from_bytes(b"v 0 0 0\nf 1 2 3\n", Format::Obj, "bad.obj").unwrap_err();
     assert!(e.to_string().starts_with("bad.obj, line 2"), "{e}");
 }
+
+#[test]
+fn loaded_meshes_keep_their_vertices_for_snapping() {
+    use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
+    use raypick_query::scene::PickOptions;
+
+    let text = b"o quad\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
+    let sl = load_scene_from_bytes(text, Format::Obj, "quad.obj").unwrap();
+    // Looking straight down -z at the quad's centre; the corner (1, 1, 0) is up and right.
+    let camera = Camera::look_at(
+        Point3::new(0.5, 0.5, 3.0),
+        Point3::new(0.5, 0.5, 0.0),
+        Vector3::y(),
+        Projection::perspective(60f32.to_radians(), 1.0, 0.1, 10.0),
+        ClipConvention::OPENGL,
+    )
+    .unwrap();
+    let vp = Viewport::new(200.0, 200.0);
+    let corner = camera.project(&Point3::new(1.0, 1.0, 0.0), &vp).unwrap();
+    // A cursor 3 px left of and below the corner's image snaps to it.
+    let pick = sl
+        .scene
+        .pick(
+            &camera,
+            &vp,
+            corner.x - 3.0,
+            corner.y + 3.0,
+            &PickOptions::snap_radius(8.0),
+        )
+        .unwrap();
+    assert!(pick.hit.is_some());
+    let v = pick.vertex.expect("a snap vertex");
+    assert_eq!(v.point, Point3::new(1.0, 1.0, 0.0));
+    assert_eq!(v.instance, sl.instances[0]);
+}
