@@ -101,6 +101,10 @@ struct PickArgs {
     /// Camera for --pixel: "eye=x,y,z;target=x,y,z;up=x,y,z;fov=deg", parts optional.
     #[arg(long, default_value = "")]
     camera: CameraSpec,
+    /// With --pixel: also snap to the nearest mesh vertex and edge within this many pixels
+    /// on screen (CAD-style), reported as "snap_vertex" and "snap_edge".
+    #[arg(long, conflicts_with_all = ["all", "any"])]
+    snap: Option<Real>,
     /// Report every surface crossing, sorted by t.
     #[arg(long, conflicts_with = "any")]
     all: bool,
@@ -362,6 +366,11 @@ fn info(file: &Path) -> Result<(), CliError> {
 }
 
 fn pick(args: &PickArgs) -> Result<(), CliError> {
+    if args.snap.is_some() && args.rays.is_some() {
+        return Err(CliError::BadInput(
+            "--snap works with --pixel, not --rays".into(),
+        ));
+    }
     let mode = if args.all {
         rays::Mode::All
     } else if args.any {
@@ -418,11 +427,32 @@ fn pick(args: &PickArgs) -> Result<(), CliError> {
                         pixel.x, pixel.y
                     ))
                 })?;
-            let r = rays::InputRay {
-                ray,
-                t_max: Real::INFINITY,
+            let line = match args.snap {
+                Some(radius) => {
+                    if !(radius.is_finite() && radius >= 0.0) {
+                        return Err(CliError::BadInput(format!(
+                            "--snap must be a number of pixels >= 0, got {radius}"
+                        )));
+                    }
+                    let pick = world.pick_snap(
+                        &camera,
+                        &args.size.viewport(),
+                        pixel.x + 0.5,
+                        pixel.y + 0.5,
+                        radius,
+                        &base,
+                    );
+                    rays::snap_answer(&world, pick.as_ref())
+                }
+                None => {
+                    let r = rays::InputRay {
+                        ray,
+                        t_max: Real::INFINITY,
+                    };
+                    rays::answer(&world, &r, mode, &base)
+                }
             };
-            writeln!(out, "{}", rays::answer(&world, &r, mode, &base)).map_err(write_err)?;
+            writeln!(out, "{line}").map_err(write_err)?;
         }
     }
     out.flush().map_err(write_err)

@@ -107,6 +107,48 @@ pub fn answer(world: &World, r: &InputRay, mode: Mode, base: &RayQuery) -> Strin
     }
 }
 
+/// The `pick --pixel --snap` line: the hit fields as for a closest hit, then
+/// `"snap_vertex":{"object":O,"vertex":V,"point":[..],"distance_px":D}` and
+/// `"snap_edge":{"object":O,"vertices":[A,B],"point":[..],"distance_px":D}`, each `null`
+/// when nothing lies within the radius.
+pub fn snap_answer(world: &World, pick: Option<&raypick_query::scene::Pick>) -> String {
+    let hit = pick.and_then(|p| p.hit).map(|h| world.world_hit(h));
+    let mut s = match hit {
+        None => String::from("{\"hit\":false"),
+        Some(h) => format!("{{\"hit\":true,{}", hit_fields(&h)),
+    };
+    let p3 = |p: &Point3<Real>| format!("[{},{},{}]", num(p.x), num(p.y), num(p.z));
+    match pick.and_then(|p| p.vertex) {
+        None => s.push_str(",\"snap_vertex\":null"),
+        Some(v) => {
+            let _ = write!(
+                s,
+                ",\"snap_vertex\":{{\"object\":{},\"vertex\":{},\"point\":{},\"distance_px\":{}}}",
+                world.object_of(v.instance),
+                v.vertex,
+                p3(&v.point),
+                num(v.distance_px)
+            );
+        }
+    }
+    match pick.and_then(|p| p.edge) {
+        None => s.push_str(",\"snap_edge\":null"),
+        Some(e) => {
+            let _ = write!(
+                s,
+                ",\"snap_edge\":{{\"object\":{},\"vertices\":[{},{}],\"point\":{},\"distance_px\":{}}}",
+                world.object_of(e.instance),
+                e.vertices[0],
+                e.vertices[1],
+                p3(&e.point),
+                num(e.distance_px)
+            );
+        }
+    }
+    s.push('}');
+    s
+}
+
 /// `"t":..,"object":..,"triangle":..,"point":[..],"normal":[..],"uv":[..]`. Floats use
 /// Rust's shortest round-trip form, so parsing them back gives the same f32.
 pub fn hit_fields(h: &WorldHit) -> String {

@@ -10,7 +10,8 @@ use raypick_io::LoadedScene;
 use raypick_primitives::{
     Aabb, Cull, Point3, Ray, RayAabbPrecomp, Real, Unit, Vector3, WatertightRay,
 };
-use raypick_query::scene::{MeshId, Scene, SceneHit, SceneQuery};
+use raypick_query::camera::{Camera, Viewport};
+use raypick_query::scene::{InstanceId, MeshId, Pick, PickOptions, Scene, SceneHit, SceneQuery};
 use raypick_query::{Mesh, RayQuery};
 
 use crate::CliError;
@@ -123,6 +124,30 @@ impl World {
             .into_iter()
             .map(Self::to_world_hit)
             .collect()
+    }
+
+    /// `Scene::pick` at window position `(x, y)` with snapping within `radius` pixels.
+    pub fn pick_snap(
+        &self,
+        camera: &Camera,
+        viewport: &Viewport,
+        x: Real,
+        y: Real,
+        radius: Real,
+        q: &RayQuery,
+    ) -> Option<Pick> {
+        let options = PickOptions::snap_radius(radius).with_query(scene_query(q));
+        self.scene.pick(camera, viewport, x, y, &options)
+    }
+
+    /// The file object (load index) of an instance.
+    pub fn object_of(&self, id: InstanceId) -> usize {
+        self.scene.user_data(id).unwrap_or(0) as usize
+    }
+
+    /// The world hit of a scene hit.
+    pub fn world_hit(&self, h: SceneHit) -> WorldHit {
+        Self::to_world_hit(h)
     }
 
     /// Bytes held by the distinct meshes (triangles and BVHs); the top-level tree and the

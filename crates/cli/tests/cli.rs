@@ -276,6 +276,45 @@ fn pick_pixel_hits_the_bunny_at_the_centre_and_misses_the_corner() {
         None,
     ));
     assert_eq!(out.trim(), r#"{"hit":false}"#);
+    // Snapping: the nearest vertex and edge within 10 px of the centre pixel, on screen.
+    let out = ok(&run(
+        &[
+            "pick",
+            b.to_str().unwrap(),
+            "--pixel",
+            "400,300",
+            "--snap",
+            "10",
+        ],
+        None,
+        None,
+    ));
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["hit"], true, "{out}");
+    let vertex = &v["snap_vertex"];
+    assert_eq!(vertex["object"], 0, "{out}");
+    assert!(f(&vertex["distance_px"]) <= 10.0, "{out}");
+    let edge = &v["snap_edge"];
+    assert!(
+        f(&edge["distance_px"]) <= f(&vertex["distance_px"]) + 1e-3,
+        "an edge is never farther than its vertices: {out}"
+    );
+    let out = ok(&run(
+        &[
+            "pick",
+            b.to_str().unwrap(),
+            "--pixel",
+            "0,0",
+            "--snap",
+            "10",
+        ],
+        None,
+        None,
+    ));
+    assert_eq!(
+        out.trim(),
+        r#"{"hit":false,"snap_vertex":null,"snap_edge":null}"#
+    );
     // An explicit camera looking away from the bunny sees nothing.
     let out = ok(&run(
         &[
