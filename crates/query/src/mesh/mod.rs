@@ -137,9 +137,9 @@ impl Mesh {
     /// Queries afterwards see the new positions exactly. Errors, leaving the mesh unchanged:
     /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. The vertex data and
     /// the binary BVH are updated in place; the first call allocates a box buffer (24 bytes
-    /// per triangle) that later calls reuse. The 8-wide traversal tree is collapsed again
-    /// from the refit tree, which allocates its node array (about 256 bytes per 7 leaves).
-    /// O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
+    /// per triangle) that later calls reuse. The 8-wide traversal tree is refit in place
+    /// too (same boxes as collapsing the refit binary tree again), so later calls allocate
+    /// nothing. O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
     /// the mesh then.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
@@ -159,8 +159,12 @@ impl Mesh {
         }
         self.mark_degenerate();
         self.bvh.refit(&self.refit_boxes)?;
-        // The wide tree has no refit of its own: collapse the refit binary tree again.
-        self.wide = Bvh8::from_bvh(&self.bvh);
+        // Boxes were checked by the binary refit, and both trees share the leaf order, so
+        // this cannot fail; a failure would be a bug, kept as an error rather than a panic.
+        if let Err(e) = self.wide.refit(self.bvh.prim_indices(), &self.refit_boxes) {
+            debug_assert!(false, "wide refit after binary refit: {e}");
+            self.wide = Bvh8::from_bvh(&self.bvh);
+        }
         Ok(())
     }
 
@@ -258,5 +262,57 @@ fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
             })
         }
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use raypick_bvh::wide::WideChild;
+
+    /// After `update_positions` the in-place wide refit keeps the tree's shape, without
+    /// reallocating, and every slot box is exactly the union of what lies below it.
+    #[test]
+    fn wide_refit_matches_collapse() {
+        let n = 12u32;
+        let grid = |lift: f32| -> Vec<Point3<Real>> {
+            (0..n * n)
+                .map(|i| {
+                    let (x, y) = ((i % n) as f32, (i / n) as f32);
+                    Point3::new(x, y, lift * (x * 0.7 + y * 1.3).sin())
+                })
+                .collect()
+        };
+        let mut tris = Vec::new();
+        for y in 0..n - 1 {
+            for x in 0..n - 1 {
+                let i = y * n + x;
+                tris.push([i, i + 1, i + n + 1]);
+                tris.push([i, i + n + 1, i + n]);
+            }
+        }
+        let mut mesh = Mesh::new(grid(0.0), tris).unwrap();
+        let leaves = mesh.wide.leaf_ranges();
+        for lift in [1.0, -3.0, 0.25] {
+            let before = mesh.wide.nodes().as_ptr();
+            mesh.update_positions(&grid(lift)).unwrap();
+            assert_eq!(mesh.wide.nodes().as_ptr(), before, "no reallocation");
+            assert_eq!(mesh.wide.leaf_ranges(), leaves, "same shape");
+            mesh.wide.validate().unwrap();
+            for node in mesh.wide.nodes() {
+                for slot in 0..8 {
+                    let tight = match node.child(slot) {
+                        WideChild::Empty => continue,
+                        WideChild::Leaf(r) => mesh.tris[r].iter().fold(Aabb::EMPTY, |b, t| {
+                            b.union(&Triangle::new(t[0], t[1], t[2]).aabb())
+                        }),
+                        WideChild::Node(c) => (0..8)
+                            .map(|i| mesh.wide.nodes()[c].child_aabb(i))
+                            .fold(Aabb::EMPTY, |b, c| b.union(&c)),
+                    };
+                    assert_eq!(node.child_aabb(slot), tight, "lift {lift}");
+                }
+            }
+        }
     }
 }
