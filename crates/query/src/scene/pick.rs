@@ -3,9 +3,7 @@
 use std::ops::ControlFlow;
 
 use nalgebra::{Point3 as P3, Vector3 as V3};
-use raypick_primitives::{
-    frustum_aabb, frustum_triangle, Frustum, Plane, Point3, Ray, Real, Triangle, Unit,
-};
+use raypick_primitives::{frustum_aabb, Aabb, Frustum, Plane, Point3, Ray, Real, Triangle, Unit};
 
 use super::{Geometry, InstanceId, MeshId, Object, Scene, SceneHit, SceneQuery};
 use crate::camera::{Camera, ScreenRect, Viewport};
@@ -244,42 +242,62 @@ impl Scene {
             let id = self.id_of(slot);
             let local = frustum_to_object(&frustum, obj, cull_margin(obj));
             let prims = mesh.bvh().prim_indices();
-            mesh.bvh().traverse_with(
-                |b| frustum_aabb(&local, b).may_intersect(),
-                |range| {
-                    for pos in range {
-                        let tri = prims[pos];
-                        let idx = src.triangles[tri as usize];
-                        let w = world_triangle(obj, &src.corners(tri));
-                        if frustum_triangle(&frustum, &w).is_outside() {
+            // Planes first, then the screen box of the node's projected corners: a thin
+            // snap frustum passes the plane tests for many boxes beside it.
+            let near_cursor = |b: &Aabb| {
+                frustum_aabb(&local, b).may_intersect()
+                    && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
+            };
+            mesh.bvh().traverse_with(near_cursor, |range| {
+                for pos in range {
+                    let tri = prims[pos];
+                    let idx = src.triangles[tri as usize];
+                    let w = world_triangle(obj, &src.corners(tri));
+                    let corners = w.vertices();
+                    let proj = corners.map(|c| project(&c));
+                    // All corners in front and their screen box clear of the cursor's
+                    // square: nothing of this triangle is within the radius.
+                    if let [Some(a), Some(b), Some(c)] = proj {
+                        let r = f64::from(radius);
+                        let (lx, hx) = (a.0.min(b.0).min(c.0), a.0.max(b.0).max(c.0));
+                        let (ly, hy) = (a.1.min(b.1).min(c.1), a.1.max(b.1).max(c.1));
+                        if hx < cursor[0] - r
+                            || lx > cursor[0] + r
+                            || hy < cursor[1] - r
+                            || ly > cursor[1] + r
+                        {
                             continue;
                         }
-                        let corners = w.vertices();
-                        for k in 0..3 {
-                            if let Some((sx, sy, depth)) = project(&corners[k]) {
-                                let d2 = (sx - cursor[0]).powi(2) + (sy - cursor[1]).powi(2);
-                                if d2 <= r2 {
-                                    vertices.push((d2, depth, id, *mid, idx[k], corners[k]));
-                                }
-                            }
-                            let (a, b) = (k, (k + 1) % 3);
-                            if let Some((d2, depth, p)) = edge_screen_distance(
-                                camera,
-                                viewport,
-                                cursor,
-                                &corners[a],
-                                &corners[b],
-                            ) {
-                                if d2 <= r2 {
-                                    let (va, vb) = (idx[a], idx[b]);
-                                    edges.push((d2, depth, id, *mid, [va.min(vb), va.max(vb)], p));
-                                }
+                    }
+                    for k in 0..3 {
+                        if let Some((sx, sy, depth)) = proj[k] {
+                            let d2 = (sx - cursor[0]).powi(2) + (sy - cursor[1]).powi(2);
+                            if d2 <= r2 {
+                                vertices.push((d2, depth, id, *mid, idx[k], corners[k]));
                             }
                         }
+                        let (a, b) = (k, (k + 1) % 3);
+                        if let (Some(pa), Some(pb)) = (proj[a], proj[b]) {
+                            // Cheap 2D reject before the exact edge computation.
+                            if segment_distance2(cursor, [pa.0, pa.1], [pb.0, pb.1]) > r2 {
+                                continue;
+                            }
+                        }
+                        if let Some((d2, depth, p)) = edge_screen_distance(
+                            camera,
+                            viewport,
+                            cursor,
+                            r2,
+                            &corners[a],
+                            &corners[b],
+                        ) {
+                            let (va, vb) = (idx[a], idx[b]);
+                            edges.push((d2, depth, id, *mid, [va.min(vb), va.max(vb)], p));
+                        }
                     }
-                    ControlFlow::Continue(())
-                },
-            );
+                }
+                ControlFlow::Continue(())
+            });
         });
         let order = |a: &Candidate<u32>, b: &Candidate<u32>| {
             a.0.total_cmp(&b.0)
@@ -345,11 +363,13 @@ impl Scene {
 }
 
 /// Screen distance^2 from `cursor` to the projection of segment `a b` (clipped to the part in
-/// front of the near plane), with the depth and the world point of the nearest point.
+/// front of the camera plane), with the depth and the world point of the nearest point;
+/// `None` when farther than `sqrt(r2)` pixels.
 fn edge_screen_distance(
     camera: &Camera,
     viewport: &Viewport,
     cursor: [f64; 2],
+    r2: f64,
     a: &Point3<Real>,
     b: &Point3<Real>,
 ) -> Option<(f64, f64, Point3<Real>)> {
@@ -381,6 +401,9 @@ fn edge_screen_distance(
     };
     let (qx, qy) = (ax + k * ex, ay + k * ey);
     let d2 = (qx - cursor[0]).powi(2) + (qy - cursor[1]).powi(2);
+    if d2 > r2 {
+        return None;
+    }
     // The world point behind screen point (qx, qy): where the camera ray through it comes
     // closest to the segment's line (exact for perspective, as the projection is a line).
     let (o, d) = camera.ray_from_pixel_f64(qx, qy, viewport)?;
@@ -390,6 +413,51 @@ fn edge_screen_distance(
     let world = p0 + u * s;
     let depth = pa.2 + (pb.2 - pa.2) * k;
     Some((d2, depth, world.cast::<Real>()))
+}
+
+/// False when the object-space box `b` of `obj` certainly projects farther than `radius`
+/// pixels (on either axis) from `cursor`: all eight corners are in front of the camera and
+/// the bounding rectangle of their projections misses the cursor's square. True otherwise.
+fn screen_box_near(
+    camera: &Camera,
+    viewport: &Viewport,
+    obj: &Object,
+    b: &Aabb,
+    cursor: [f64; 2],
+    radius: f64,
+) -> bool {
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for i in 0..8 {
+        let c = Point3::new(
+            if i & 1 == 0 { b.min.x } else { b.max.x },
+            if i & 2 == 0 { b.min.y } else { b.max.y },
+            if i & 4 == 0 { b.min.z } else { b.max.z },
+        );
+        let w = obj.transform.point_to_world(&c);
+        let Some((x, y, _)) = camera.project_f64(&w.cast::<f64>(), viewport) else {
+            return true;
+        };
+        lo = [lo[0].min(x), lo[1].min(y)];
+        hi = [hi[0].max(x), hi[1].max(y)];
+    }
+    // A small pad covers the f32 rounding of the corners.
+    let r = radius + 1e-3 * (1.0 + radius);
+    !(hi[0] < cursor[0] - r
+        || lo[0] > cursor[0] + r
+        || hi[1] < cursor[1] - r
+        || lo[1] > cursor[1] + r)
+}
+
+/// Squared distance from `c` to the segment `a b` in the plane.
+fn segment_distance2(c: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = ex * ex + ey * ey;
+    let k = if len2 > 0.0 {
+        (((c[0] - a[0]) * ex + (c[1] - a[1]) * ey) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (a[0] + k * ex - c[0]).powi(2) + (a[1] + k * ey - c[1]).powi(2)
 }
 
 /// Parameter `s` of the point `p0 + s u` closest to the line `o + t d`.
