@@ -305,9 +305,9 @@ impl Scene {
                 .then(a.2.cmp(&b.2))
                 .then(a.4.cmp(&b.4))
         };
-        vertices.sort_by(order);
+        vertices.sort_unstable_by(order);
         vertices.dedup_by(|a, b| a.2 == b.2 && a.4 == b.4);
-        edges.sort_by(|a, b| {
+        edges.sort_unstable_by(|a, b| {
             a.0.total_cmp(&b.0)
                 .then(a.1.total_cmp(&b.1))
                 .then(a.2.cmp(&b.2))
