@@ -8,6 +8,7 @@ use rand::Rng;
 use raypick_primitives::{Point3, Real, Vector3};
 use raypick_query::camera::{Camera, ClipConvention, Projection, ScreenRect, Viewport};
 use raypick_query::scene::{PickOptions, Scene, SelectMode, SelectOptions, VisibleSampling};
+use raypick_query::Mesh;
 use scene_util::*;
 
 /// A quad [-1, 1]^2 at z = `z` (two triangles, vertices 0..4 counter-clockwise from +z).
@@ -42,7 +43,8 @@ fn pick_hits_and_snaps_by_hand() {
     let (cam, vp) = front_camera();
     let mut scene = Scene::new();
     let (p, t) = quad(-1.0, -1.0, 1.0, 1.0, 0.0);
-    let m = scene.add_mesh_with_source(p, t).unwrap();
+    // A plain `add_mesh`: the scene recovers the vertex indices snapping needs.
+    let m = scene.add_mesh(Mesh::new(p, t).unwrap());
     let id = scene.add_instance(m, &Matrix4::identity()).unwrap();
     scene.update();
 

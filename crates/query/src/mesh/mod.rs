@@ -213,6 +213,20 @@ impl Mesh {
         &self.bvh
     }
 
+    /// The corners of each triangle in BVH leaf order: slot `i` holds original triangle
+    /// `self.bvh().prim_indices()[i]`. Empty for an empty mesh.
+    #[must_use]
+    pub fn leaf_triangles(&self) -> &[[Point3<Real>; 3]] {
+        &self.tris
+    }
+
+    /// The vertex indices of each triangle in leaf order (the slots of
+    /// [`Mesh::leaf_triangles`]).
+    #[must_use]
+    pub fn leaf_indices(&self) -> &[[u32; 3]] {
+        &self.indices
+    }
+
     /// The 8-wide tree the ray queries traverse, collapsed from [`Mesh::bvh`] (same leaves).
     #[must_use]
     pub fn wide_bvh(&self) -> &Bvh8 {

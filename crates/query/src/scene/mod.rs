@@ -139,8 +139,8 @@ pub enum SceneError {
     },
 }
 
-/// A mesh's vertices and index triples as given, kept by
-/// [`Scene::add_mesh_with_source`] for the queries that need vertex data.
+/// A mesh's vertices and index triples by original index, kept for the queries that need
+/// vertex indices (snapping) or world-space triangles (nearest point under non-uniform scale).
 #[derive(Debug)]
 pub(crate) struct MeshSource {
     pub positions: Vec<Point3<Real>>,
@@ -148,6 +148,28 @@ pub(crate) struct MeshSource {
 }
 
 impl MeshSource {
+    /// Recovers the index triples and the used vertices from a built mesh's leaf-order data;
+    /// vertices no triangle uses are left at the origin (no query reads them).
+    fn from_mesh(mesh: &Mesh) -> Self {
+        let mut positions = vec![Point3::origin(); mesh.vertex_count()];
+        let mut triangles = vec![[0u32; 3]; mesh.len()];
+        let slots = mesh.bvh().prim_indices();
+        for ((&orig, tri), corners) in slots
+            .iter()
+            .zip(mesh.leaf_indices())
+            .zip(mesh.leaf_triangles())
+        {
+            triangles[orig as usize] = *tri;
+            for (&v, p) in tri.iter().zip(corners) {
+                positions[v as usize] = *p;
+            }
+        }
+        Self {
+            positions,
+            triangles,
+        }
+    }
+
     /// The corners of triangle `t` (an original index).
     pub fn corners(&self, t: u32) -> [Point3<Real>; 3] {
         self.triangles[t as usize].map(|i| self.positions[i as usize])
@@ -159,7 +181,7 @@ pub(crate) enum Geometry {
     Mesh {
         id: MeshId,
         mesh: Arc<Mesh>,
-        source: Option<Arc<MeshSource>>,
+        source: Arc<MeshSource>,
     },
     Shape(SharedShape),
 }
@@ -185,7 +207,7 @@ struct Slot {
 /// `&mut self`.
 #[derive(Clone, Default)]
 pub struct Scene {
-    meshes: Vec<(Arc<Mesh>, Option<Arc<MeshSource>>)>,
+    meshes: Vec<(Arc<Mesh>, Arc<MeshSource>)>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: usize,
@@ -221,24 +243,22 @@ impl Scene {
 
     /// Adds a mesh to be instanced; the scene shares it (one BVH, many instances).
     ///
-    /// A mesh added this way answers ray queries, marquee selection, and nearest-point
-    /// queries for instances with similarity transforms exactly. Snapping and exact
-    /// nearest points under non-uniform scale need the vertex data: use
-    /// [`Scene::add_mesh_with_source`] for those.
+    /// The scene also keeps the mesh's index triples and used vertices by original index
+    /// (12 bytes per vertex and per triangle, recovered from the mesh) for snapping
+    /// ([`PickOptions::snap_radius`]) and world-space nearest points under non-uniform scale.
     pub fn add_mesh(&mut self, mesh: Mesh) -> MeshId {
         self.add_shared_mesh(Arc::new(mesh))
     }
 
     /// [`Scene::add_mesh`] for a mesh already behind an `Arc` (shared with other scenes).
     pub fn add_shared_mesh(&mut self, mesh: Arc<Mesh>) -> MeshId {
-        self.meshes.push((mesh, None));
+        let source = Arc::new(MeshSource::from_mesh(&mesh));
+        self.meshes.push((mesh, source));
         MeshId((self.meshes.len() - 1) as u32)
     }
 
-    /// Builds a [`Mesh`] from `positions` and `triangles` and adds it, keeping a copy of the
-    /// vertex data (12 bytes per vertex and per triangle) for CAD snapping
-    /// ([`PickOptions::snap_radius`]) and exact world-space nearest points under
-    /// non-uniform scale.
+    /// Builds a [`Mesh`] from `positions` and `triangles` and adds it, as [`Scene::add_mesh`]
+    /// does, but keeps the vertex data as given instead of recovering it from the mesh.
     ///
     /// # Errors
     /// The [`MeshError`] of [`Mesh::new`].
@@ -250,10 +270,10 @@ impl Scene {
         let mesh = Mesh::new(positions.clone(), triangles.clone())?;
         self.meshes.push((
             Arc::new(mesh),
-            Some(Arc::new(MeshSource {
+            Arc::new(MeshSource {
                 positions,
                 triangles,
-            })),
+            }),
         ));
         Ok(MeshId((self.meshes.len() - 1) as u32))
     }

@@ -7,12 +7,9 @@
 //! one), so such instances run a best-first traversal of the mesh's BVH with world-space
 //! bounds instead: each node's box goes to world space (the box of the transformed box,
 //! which contains every transformed triangle, so its distance is a true lower bound) and
-//! each leaf's triangles are transformed and measured exactly in world space. That needs the
-//! vertex data, kept by [`Scene::add_mesh_with_source`]; for a mesh added with
-//! [`Scene::add_mesh`] under a non-uniform scale the answer is the world image of the
-//! object-space nearest point (a true surface point and its true distance, but a nearer
-//! point may exist). Both exact paths are exact up to f32 rounding; the proof tests compare
-//! them with a brute force over every world triangle.
+//! each leaf's triangles are transformed and measured exactly in world space, from the
+//! vertex data the scene keeps per mesh. Both paths are exact up to f32 rounding; the proof
+//! tests compare them with a brute force over every world triangle.
 
 use std::ops::ControlFlow;
 
@@ -93,9 +90,7 @@ impl Scene {
     /// Distances are world distances, also under non-uniform scale: a similarity transform
     /// keeps nearest points, so the mesh's own query answers in object space; otherwise a
     /// best-first search over the mesh's BVH with world-space node boxes measures the
-    /// transformed triangles in world space (this needs the vertex data of
-    /// [`Scene::add_mesh_with_source`]; without it the answer is the world image of the
-    /// object-space nearest point, a true surface point but maybe not the nearest). Shapes
+    /// transformed triangles in world space. Shapes
     /// project with parry's non-solid point query (a point inside
     /// a shape projects onto its boundary). Among equally near objects the lowest id wins.
     /// A non-finite `p` or a negative or NaN `max_distance` finds nothing.
@@ -168,12 +163,8 @@ impl Scene {
                 mesh,
                 source,
             } => {
-                if let (None, Some(src)) = (t.uniform_scale, source) {
-                    nearest_general(id, obj, *mid, mesh, src, p, best);
-                } else {
-                    // A similarity: exact. Without vertex data under non-uniform scale, the
-                    // object-space nearest point taken to world (documented approximation).
-                    let s = t.uniform_scale.unwrap_or(t.min_scale);
+                if let Some(s) = t.uniform_scale {
+                    // A similarity keeps nearest points: the mesh's own query is exact.
                     let po = t.point_to_object(p);
                     let Some(r) = mesh.nearest_point(&po, best.bound() / s * (1.0 + 1e-5)) else {
                         return;
@@ -195,6 +186,8 @@ impl Scene {
                         },
                         d,
                     );
+                } else {
+                    nearest_general(id, obj, *mid, mesh, source, p, best);
                 }
             }
         }

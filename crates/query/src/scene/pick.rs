@@ -176,8 +176,7 @@ impl Scene {
     /// y down), and with [`PickOptions::snap_radius`] the nearest mesh vertex and edge on
     /// screen.
     ///
-    /// Snapping considers the triangles of the mesh instances (not shapes, and only meshes
-    /// added with [`Scene::add_mesh_with_source`], which keep vertex indices) that pass the
+    /// Snapping considers the triangles of the mesh instances (not shapes) that pass the
     /// options' mask and filter and meet the frustum of the square of half-size `radius`
     /// around the cursor (this includes the hit triangle); of those, the vertices and edges
     /// whose projection lies within `radius` pixels of the cursor are candidates, and the
@@ -234,7 +233,7 @@ impl Scene {
             let Geometry::Mesh {
                 id: mid,
                 mesh,
-                source: Some(src),
+                source: src,
             } = &obj.geometry
             else {
                 return;

@@ -246,12 +246,18 @@ pub fn random_world(seed: u64, instances: usize, shapes: usize) -> World {
     let mut r = rng(seed);
     let meshes = vec![soup(&mut r, 30), closed_box(3), grid(&mut r, 6)];
     let mut scene = Scene::new();
+    // Both ways of adding a mesh: vertex data given, or recovered from the built mesh.
     let ids: Vec<_> = meshes
         .iter()
-        .map(|m| {
-            scene
-                .add_mesh_with_source(m.positions.clone(), m.triangles.clone())
-                .unwrap()
+        .enumerate()
+        .map(|(k, m)| {
+            if k % 2 == 0 {
+                scene
+                    .add_mesh_with_source(m.positions.clone(), m.triangles.clone())
+                    .unwrap()
+            } else {
+                scene.add_mesh(Mesh::new(m.positions.clone(), m.triangles.clone()).unwrap())
+            }
         })
         .collect();
     let mut objects = Vec::new();
