@@ -120,12 +120,19 @@ fn empty_and_single() {
 
 #[test]
 fn hand_computed_sah() {
-    // Two unit cubes 1 apart on x: root 3x1x1 (half area 7), leaves half area 3 each.
+    // Unit costs, so that the builder's choice is the one computed by hand below.
+    let unit = BuildConfig {
+        traversal_cost: 1.0,
+        intersection_cost: 1.0,
+        ..BuildConfig::default()
+    };
+    // Two unit cubes 1 apart on x: root 3x1x1 (half area 7), leaves half area 3 each:
+    // splitting costs 1 + 2 * 3/7 < a leaf's 2.
     let boxes = [
         bx([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]),
         bx([2.0, 0.0, 0.0], [3.0, 1.0, 1.0]),
     ];
-    let bvh = Bvh::build(&boxes, &BuildConfig::default()).unwrap();
+    let bvh = Bvh::build(&boxes, &unit).unwrap();
     assert_eq!(bvh.nodes().len(), 3);
     let expected = 1.0 + 3.0 / 7.0 + 3.0 / 7.0;
     assert!(
@@ -136,7 +143,7 @@ fn hand_computed_sah() {
     assert!((bvh.sah_cost_with(2.0, 1.0) - (expected + 1.0)).abs() < 1e-9);
     // Overlapping boxes: a leaf (cost 2) beats splitting (1 + 2 * 1).
     let same = [boxes[0], boxes[0]];
-    let bvh = Bvh::build(&same, &BuildConfig::default()).unwrap();
+    let bvh = Bvh::build(&same, &unit).unwrap();
     assert_eq!(bvh.nodes().len(), 1);
     assert!((bvh.sah_cost() - 2.0).abs() < 1e-9);
 }

@@ -149,6 +149,7 @@ fn collapse_fills_nodes() {
     let boxes = families(4000, 9).remove(0).1;
     let mut cfg = BuildConfig::balanced();
     cfg.max_leaf_size = 2;
+    cfg.intersection_cost = 1.0;
     let bvh = Bvh::build(&boxes, &cfg).unwrap();
     let s4 = Bvh4::from_bvh(&bvh).validate().unwrap();
     let s8 = Bvh8::from_bvh(&bvh).validate().unwrap();
