@@ -35,24 +35,10 @@ pub struct SceneNearest {
     pub user_data: u64,
 }
 
-/// Distance from `p` to the box (0 inside).
+/// Distance from `p` to the box (0 inside), rounded down a little so that it stays a lower
+/// bound through the f32 roundings.
 fn box_distance(p: &Point3<Real>, b: &Aabb) -> Real {
-    let mut d2 = 0.0f64;
-    for i in 0..3 {
-        let v = f64::from(p[i]);
-        let lo = f64::from(b.min[i]);
-        let hi = f64::from(b.max[i]);
-        let e = if v < lo {
-            lo - v
-        } else if v > hi {
-            v - hi
-        } else {
-            0.0
-        };
-        d2 += e * e;
-    }
-    // Rounded down a little so that it stays a lower bound after the f32 conversion.
-    (d2.sqrt() * (1.0 - 1e-6)) as Real
+    (f64::from(b.distance_squared_to_point(p)).sqrt() * (1.0 - 1e-6)) as Real
 }
 
 fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
