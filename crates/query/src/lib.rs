@@ -5,6 +5,7 @@
 
 pub mod camera;
 pub mod mesh;
+mod par;
 pub mod scene;
 
 pub use mesh::{FrustumSelection, Hit, Mesh, MeshError, NearestPoint, RayQuery};

@@ -1,13 +1,9 @@
 //! Batched ray queries, in parallel with rayon.
 
-use rayon::prelude::*;
-
 use raypick_primitives::Ray;
 
 use super::{Hit, Mesh, MeshError, RayQuery};
-
-/// Rays per rayon task: large enough to amortize scheduling, small enough to balance.
-const CHUNK: usize = 256;
+use crate::par;
 
 fn check(rays: usize, results: usize) -> Result<(), MeshError> {
     if rays == results {
@@ -30,13 +26,7 @@ impl Mesh {
         out: &mut [Option<Hit>],
     ) -> Result<(), MeshError> {
         check(rays.len(), out.len())?;
-        rays.par_chunks(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
-            .for_each(|(rays, out)| {
-                for (ray, slot) in rays.iter().zip(out) {
-                    *slot = self.closest_hit(ray, query);
-                }
-            });
+        par::fill(rays, out, |ray| self.closest_hit(ray, query));
         Ok(())
     }
 
@@ -49,13 +39,7 @@ impl Mesh {
         out: &mut [bool],
     ) -> Result<(), MeshError> {
         check(rays.len(), out.len())?;
-        rays.par_chunks(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
-            .for_each(|(rays, out)| {
-                for (ray, slot) in rays.iter().zip(out) {
-                    *slot = self.any_hit(ray, query);
-                }
-            });
+        par::fill(rays, out, |ray| self.any_hit(ray, query));
         Ok(())
     }
 }

@@ -3,7 +3,6 @@
 use std::ops::ControlFlow;
 
 use parry3d::shape::FeatureId;
-use rayon::prelude::*;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
@@ -423,13 +422,7 @@ impl Scene {
         out: &mut [Option<SceneHit>],
     ) -> Result<(), SceneError> {
         check_batch(rays.len(), out.len())?;
-        rays.par_chunks(BATCH_CHUNK)
-            .zip(out.par_chunks_mut(BATCH_CHUNK))
-            .for_each(|(rays, out)| {
-                for (ray, slot) in rays.iter().zip(out) {
-                    *slot = self.closest_hit(ray, query);
-                }
-            });
+        crate::par::fill(rays, out, |ray| self.closest_hit(ray, query));
         Ok(())
     }
 
@@ -445,19 +438,10 @@ impl Scene {
         out: &mut [bool],
     ) -> Result<(), SceneError> {
         check_batch(rays.len(), out.len())?;
-        rays.par_chunks(BATCH_CHUNK)
-            .zip(out.par_chunks_mut(BATCH_CHUNK))
-            .for_each(|(rays, out)| {
-                for (ray, slot) in rays.iter().zip(out) {
-                    *slot = self.any_hit(ray, query);
-                }
-            });
+        crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
         Ok(())
     }
 }
-
-/// Rays per rayon task.
-const BATCH_CHUNK: usize = 128;
 
 pub(crate) fn check_batch(inputs: usize, outputs: usize) -> Result<(), SceneError> {
     if inputs == outputs {

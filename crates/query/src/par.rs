@@ -1,0 +1,21 @@
+//! The parallel loop behind every batch query of [`Mesh`](crate::Mesh) and
+//! [`Scene`](crate::Scene).
+
+use rayon::prelude::*;
+
+use raypick_primitives::Ray;
+
+/// Rays per rayon task: large enough to amortize scheduling, small enough to balance.
+const CHUNK: usize = 256;
+
+/// `out[i] = answer(&rays[i])` for every ray, in parallel chunks; allocates nothing per ray.
+/// The caller has checked that the lengths agree (a longer side is left partly untouched).
+pub(crate) fn fill<T: Send>(rays: &[Ray], out: &mut [T], answer: impl Fn(&Ray) -> T + Sync) {
+    rays.par_chunks(CHUNK)
+        .zip(out.par_chunks_mut(CHUNK))
+        .for_each(|(rays, out)| {
+            for (ray, slot) in rays.iter().zip(out) {
+                *slot = answer(ray);
+            }
+        });
+}
