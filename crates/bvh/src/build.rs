@@ -294,6 +294,14 @@ fn leaf_node(b: &Box3, start: usize, count: usize) -> Node {
     }
 }
 
+/// An interior node over `b` whose children sit at `first_child` and `first_child + 1`.
+fn interior_node(b: &Box3, first_child: usize) -> Node {
+    Node {
+        count: 0,
+        ..leaf_node(b, first_child, 0)
+    }
+}
+
 /// Writes `part` with its root at `out[slot]`, appending its other nodes; returns its depth.
 fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
     match part {
@@ -311,12 +319,7 @@ fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
         }
         Part::Split { bounds, children } => {
             let c = out.len();
-            out[slot] = Node {
-                min: xyz(&bounds.min),
-                index: c as u32,
-                max: xyz(&bounds.max),
-                count: 0,
-            };
+            out[slot] = interior_node(&bounds, c);
             out.push(out[slot]);
             out.push(out[slot]);
             let (l, r) = *children;
@@ -397,12 +400,7 @@ fn build_seq(
         }
         Decision::Split { mid, left, right } => {
             let c = nodes.len();
-            nodes[at] = Node {
-                min: xyz(&bounds.min),
-                index: c as u32,
-                max: xyz(&bounds.max),
-                count: 0,
-            };
+            nodes[at] = interior_node(&bounds, c);
             nodes.push(nodes[at]);
             nodes.push(nodes[at]);
             let (lp, rp) = prims.split_at_mut(mid);
