@@ -31,10 +31,17 @@ impl Ray {
     /// True when the origin and direction are finite and the direction is not zero.
     ///
     /// Kernels accept any ray; this is for callers that want to reject bad input early.
+    #[inline]
     #[must_use]
     pub fn is_valid(&self) -> bool {
-        self.origin.iter().all(|c| c.is_finite())
-            && self.dir.iter().all(|c| c.is_finite())
-            && self.dir != Vector3::zeros()
+        let (o, d) = (&self.origin, &self.dir);
+        // `&` rather than `&&`: no branch per component on every query.
+        o.x.is_finite()
+            & o.y.is_finite()
+            & o.z.is_finite()
+            & d.x.is_finite()
+            & d.y.is_finite()
+            & d.z.is_finite()
+            & (d.x != 0.0 || d.y != 0.0 || d.z != 0.0)
     }
 }

@@ -32,6 +32,7 @@ pub struct RayAabbPrecomp {
 
 impl RayAabbPrecomp {
     /// Prepares `ray` for box tests.
+    #[inline]
     #[must_use]
     pub fn new(ray: &Ray) -> Self {
         let o = [ray.origin.x, ray.origin.y, ray.origin.z];

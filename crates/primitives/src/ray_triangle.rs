@@ -53,6 +53,7 @@ pub struct WatertightRay {
 
 impl WatertightRay {
     /// Prepares `ray` for [`WatertightRay::intersect`].
+    #[inline]
     #[must_use]
     pub fn new(ray: &Ray) -> Self {
         let d = [ray.dir.x, ray.dir.y, ray.dir.z];

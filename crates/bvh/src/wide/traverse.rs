@@ -8,6 +8,7 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Ray, RayAabbPrecomp, Real};
 
+use super::simd::Stack;
 use super::{SimdPath, WideBvh, WideNode};
 
 /// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
@@ -113,7 +114,7 @@ fn pad<const PAD_NEG: bool>(tf: f32) -> f32 {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Item {
     t: f32,
     child: u32,
@@ -127,29 +128,20 @@ pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
     (n - 1) * depth + 1
 }
 
-/// Trees at most this deep use a smaller traversal stack (less to initialise per ray).
-pub(crate) const SHALLOW: usize = 16;
-
-/// Runs `traverse_with_kernel` with the stack size and padding mode the query needs.
+/// Runs `traverse_with_kernel` with the padding mode the query needs. The stack holds
+/// `stack_cap(N, MAX_DEPTH)` items, enough for any tree, and costs nothing to set up.
 macro_rules! run_kernel {
-    ($n:literal, $k:expr, $depth:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {{
-        use $crate::wide::traverse::{stack_cap, traverse_with_kernel, SHALLOW};
+    ($n:literal, $k:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {{
+        use $crate::wide::traverse::{stack_cap, traverse_with_kernel};
         use $crate::MAX_DEPTH;
-        match ($depth <= SHALLOW, $pad_neg) {
-            (true, false) => traverse_with_kernel::<$n, { stack_cap($n, SHALLOW) }, false, _, _>(
+        if $pad_neg {
+            traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, true, _, _>(
                 $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
-            (true, true) => traverse_with_kernel::<$n, { stack_cap($n, SHALLOW) }, true, _, _>(
+            )
+        } else {
+            traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, false, _, _>(
                 $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
-            (false, false) => {
-                traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, false, _, _>(
-                    $k, $nodes, $r, $t_min, $t_max, $leaf,
-                )
-            }
-            (false, true) => traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, true, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
+            )
         }
     }};
 }
@@ -170,8 +162,8 @@ pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_N
     K: Kernel<N>,
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    let mut stack = [Item::default(); CAP];
-    let mut sp = 0usize;
+    // CAP bounds the pending slots (see `stack_cap`).
+    let mut stack: Stack<Item, CAP> = Stack::new();
     let mut item = Item {
         t: t_min,
         child: 0,
@@ -197,7 +189,7 @@ pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_N
                     continue;
                 }
                 // Push the entered slots sorted so that the nearest ends on top.
-                let base = sp;
+                let base = stack.len();
                 let mut bits = mask;
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
@@ -207,26 +199,24 @@ pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_N
                         child: node.child[i],
                         count: node.count[i],
                     };
-                    let mut j = sp;
-                    while j > base && stack[j - 1].t < it.t {
-                        stack[j] = stack[j - 1];
+                    stack.push(it);
+                    let mut j = stack.len() - 1;
+                    while j > base && stack.get(j - 1).t < it.t {
+                        stack.set(j, stack.get(j - 1));
                         j -= 1;
                     }
-                    stack[j] = it;
-                    sp += 1;
+                    stack.set(j, it);
                 }
-                sp -= 1;
-                item = stack[sp];
+                if let Some(top) = stack.pop() {
+                    item = top;
+                }
                 continue;
             }
         }
         // Pop the nearest pending slot still entered before the current t_max.
         loop {
-            if sp == 0 {
-                return;
-            }
-            sp -= 1;
-            item = stack[sp];
+            let Some(top) = stack.pop() else { return };
+            item = top;
             if item.t <= t_max {
                 break;
             }
@@ -288,7 +278,7 @@ macro_rules! wide_traverse_ray {
                     return super::simd::$simd_run(path, self, &r, t_min, t_max, pad_neg, leaf);
                 }
                 let _ = path;
-                run_kernel!($n, Scalar, self.depth, nodes, &r, t_min, t_max, pad_neg, leaf)
+                run_kernel!($n, Scalar, nodes, &r, t_min, t_max, pad_neg, leaf)
             }
         }
     };

@@ -1,5 +1,4 @@
 //! The SIMD node kernels (x86_64 only): SSE for 4 slots (twice for 8), AVX2 for 8 slots.
-//! The only `unsafe` of the wide module lives here.
 //!
 //! Each kernel performs exactly the scalar kernel's operations, lane by lane and in the same
 //! order, so results are bit-identical: `max_ps(x, acc)` is `if x > acc { x } else { acc }`
@@ -12,9 +11,9 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Real, WatertightRay};
 
-use super::traverse::{run_kernel, Kernel, RayK, INV_EXIT_SCALE};
-use super::triangle::BlockHits;
-use super::{SimdPath, WideBvh, WideNode};
+use crate::wide::traverse::{run_kernel, Kernel, RayK, INV_EXIT_SCALE};
+use crate::wide::triangle::BlockHits;
+use crate::wide::{SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
 pub(crate) fn avx2_available() -> bool {
@@ -159,7 +158,6 @@ impl Kernel<8> for Avx2 {
 /// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
 #[target_feature(enable = "avx2")]
 fn run8_avx2<F>(
-    depth: usize,
     nodes: &[WideNode<8>],
     r: &RayK,
     t_min: f32,
@@ -169,7 +167,7 @@ fn run8_avx2<F>(
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(8, Avx2(()), depth, nodes, r, t_min, t_max, pad_neg, leaf)
+    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, pad_neg, leaf)
 }
 
 /// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`).
@@ -184,17 +182,7 @@ pub(crate) fn run4<F>(
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(
-        4,
-        Sse,
-        bvh.depth,
-        &bvh.nodes[..],
-        r,
-        t_min,
-        t_max,
-        pad_neg,
-        leaf
-    )
+    run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, pad_neg, leaf)
 }
 
 /// Traverses an 8-wide tree with AVX2 when asked for and available, else SSE.
@@ -211,19 +199,9 @@ pub(crate) fn run8<F>(
 {
     if path == SimdPath::Avx2 && avx2_available() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { run8_avx2(bvh.depth, &bvh.nodes, r, t_min, t_max, pad_neg, leaf) }
+        unsafe { run8_avx2(&bvh.nodes, r, t_min, t_max, pad_neg, leaf) }
     } else {
-        run_kernel!(
-            8,
-            Sse,
-            bvh.depth,
-            &bvh.nodes[..],
-            r,
-            t_min,
-            t_max,
-            pad_neg,
-            leaf
-        )
+        run_kernel!(8, Sse, &bvh.nodes[..], r, t_min, t_max, pad_neg, leaf)
     }
 }
 
