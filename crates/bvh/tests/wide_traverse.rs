@@ -241,17 +241,45 @@ fn visits<const N: usize>(
 where
     WideBvh<N>: Traverse,
 {
+    visits_in(wide, path, ray, t_min, t_max, true)
+}
+
+fn visits_in<const N: usize>(
+    wide: &WideBvh<N>,
+    path: SimdPath,
+    ray: &Ray,
+    t_min: f32,
+    t_max: f32,
+    ordered: bool,
+) -> Vec<Visit>
+where
+    WideBvh<N>: Traverse,
+{
     let mut v = Vec::new();
-    wide.traverse(path, ray, t_min, t_max, &mut |range, t| {
+    let traverse = if ordered {
+        Traverse::traverse
+    } else {
+        Traverse::traverse_unordered
+    };
+    traverse(wide, path, ray, t_min, t_max, &mut |range, t| {
         v.push((range, t.to_bits()));
         ControlFlow::Continue(())
     });
     v
 }
 
-/// `traverse_ray_with` for both widths, so one generic test drives both.
+/// `traverse_ray_with` and `traverse_ray_unordered_with` for both widths, so one generic
+/// test drives both.
 trait Traverse {
     fn traverse(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    );
+    fn traverse_unordered(
         &self,
         path: SimdPath,
         ray: &Ray,
@@ -272,6 +300,16 @@ impl Traverse for Bvh4 {
     ) {
         self.traverse_ray_with(path, ray, t_min, t_max, leaf);
     }
+    fn traverse_unordered(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    ) {
+        self.traverse_ray_unordered_with(path, ray, t_min, t_max, leaf);
+    }
 }
 
 impl Traverse for Bvh8 {
@@ -284,6 +322,16 @@ impl Traverse for Bvh8 {
         leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
     ) {
         self.traverse_ray_with(path, ray, t_min, t_max, leaf);
+    }
+    fn traverse_unordered(
+        &self,
+        path: SimdPath,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
+    ) {
+        self.traverse_ray_unordered_with(path, ray, t_min, t_max, leaf);
     }
 }
 
@@ -300,11 +348,29 @@ where
     WideBvh<N>: Traverse,
 {
     let reference = visits(wide, SimdPath::Scalar, ray, t_min, t_max);
+    // Unordered: the same leaves (nothing lowers t_max here), in an order of its own that
+    // every path shares.
+    let unordered = visits_in(wide, SimdPath::Scalar, ray, t_min, t_max, false);
+    let sorted = |v: &[Visit]| {
+        let mut s: Vec<usize> = v.iter().map(|(r, _)| r.start).collect();
+        s.sort_unstable();
+        s
+    };
+    assert_eq!(
+        sorted(&unordered),
+        sorted(&reference),
+        "{what}: unordered traversal visits other leaves for {ray:?} [{t_min}, {t_max}]"
+    );
     for path in SimdPath::available() {
         assert_eq!(
             visits(wide, path, ray, t_min, t_max),
             reference,
             "{what}: {path:?} differs from scalar for {ray:?} [{t_min}, {t_max}]"
+        );
+        assert_eq!(
+            visits_in(wide, path, ray, t_min, t_max, false),
+            unordered,
+            "{what}: unordered {path:?} differs from scalar for {ray:?} [{t_min}, {t_max}]"
         );
     }
     // No leaf twice, and every primitive the robust box test accepts is a candidate.

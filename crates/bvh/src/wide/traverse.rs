@@ -128,20 +128,35 @@ pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
     (n - 1) * depth + 1
 }
 
-/// Runs `traverse_with_kernel` with the padding mode the query needs. The stack holds
+/// How a traversal runs: exit padding (see [`Kernel`]) and whether children are visited
+/// nearest first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mode {
+    pub(crate) pad_neg: bool,
+    pub(crate) ordered: bool,
+}
+
+/// Runs `traverse_with_kernel` in the [`Mode`] the query needs. The stack holds
 /// `stack_cap(N, MAX_DEPTH)` items, enough for any tree, and costs nothing to set up.
 macro_rules! run_kernel {
-    ($n:literal, $k:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $pad_neg:expr, $leaf:expr) => {{
+    ($n:literal, $k:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $mode:expr, $leaf:expr) => {{
         use $crate::wide::traverse::{stack_cap, traverse_with_kernel};
         use $crate::MAX_DEPTH;
-        if $pad_neg {
-            traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, true, _, _>(
+        const CAP: usize = stack_cap($n, MAX_DEPTH);
+        let m: $crate::wide::traverse::Mode = $mode;
+        match (m.pad_neg, m.ordered) {
+            (true, true) => traverse_with_kernel::<$n, CAP, true, true, _, _>(
                 $k, $nodes, $r, $t_min, $t_max, $leaf,
-            )
-        } else {
-            traverse_with_kernel::<$n, { stack_cap($n, MAX_DEPTH) }, false, _, _>(
+            ),
+            (false, true) => traverse_with_kernel::<$n, CAP, false, true, _, _>(
                 $k, $nodes, $r, $t_min, $t_max, $leaf,
-            )
+            ),
+            (true, false) => traverse_with_kernel::<$n, CAP, true, false, _, _>(
+                $k, $nodes, $r, $t_min, $t_max, $leaf,
+            ),
+            (false, false) => traverse_with_kernel::<$n, CAP, false, false, _, _>(
+                $k, $nodes, $r, $t_min, $t_max, $leaf,
+            ),
         }
     }};
 }
@@ -150,8 +165,17 @@ pub(crate) use run_kernel;
 
 /// The traversal loop, generic over the node kernel. `#[inline(always)]` so that it is
 /// compiled inside each SIMD entry point with that entry point's target features.
+/// `ORDERED` pushes a node's entered children sorted so the nearest is visited first; without
+/// it they go in slot order (any-hit queries, which stop at the first hit found anyway).
 #[inline(always)]
-pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_NEG: bool, K, F>(
+pub(crate) fn traverse_with_kernel<
+    const N: usize,
+    const CAP: usize,
+    const PAD_NEG: bool,
+    const ORDERED: bool,
+    K,
+    F,
+>(
     k: K,
     nodes: &[WideNode<N>],
     r: &RayK,
@@ -200,6 +224,9 @@ pub(crate) fn traverse_with_kernel<const N: usize, const CAP: usize, const PAD_N
                         count: node.count[i],
                     };
                     stack.push(it);
+                    if !ORDERED {
+                        continue;
+                    }
                     let mut j = stack.len() - 1;
                     while j > base && stack.get(j - 1).t < it.t {
                         stack.set(j, stack.get(j - 1));
@@ -257,6 +284,48 @@ macro_rules! wide_traverse_ray {
                 ray: &Ray,
                 t_min: Real,
                 t_max: Real,
+                leaf: F,
+            ) where
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                self.run_ray(path, ray, t_min, t_max, true, leaf);
+            }
+
+            /// [`Self::traverse_ray`] without the nearest-first order: the entered children
+            /// of a node are visited in slot order, which saves sorting them. For any-hit
+            /// (occlusion) queries, which stop at the first hit found; the same leaves are
+            /// visited when nothing lowers `t_max` or breaks. Same edge cases; allocates
+            /// nothing.
+            #[inline]
+            pub fn traverse_ray_unordered<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
+            where
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                self.run_ray(SimdPath::best(), ray, t_min, t_max, false, leaf);
+            }
+
+            /// [`Self::traverse_ray_unordered`] on a chosen code path (as
+            /// [`Self::traverse_ray_with`]).
+            pub fn traverse_ray_unordered_with<F>(
+                &self,
+                path: SimdPath,
+                ray: &Ray,
+                t_min: Real,
+                t_max: Real,
+                leaf: F,
+            ) where
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                self.run_ray(path, ray, t_min, t_max, false, leaf);
+            }
+
+            fn run_ray<F>(
+                &self,
+                path: SimdPath,
+                ray: &Ray,
+                t_min: Real,
+                t_max: Real,
+                ordered: bool,
                 mut leaf: F,
             ) where
                 F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
@@ -270,15 +339,18 @@ macro_rules! wide_traverse_ray {
                     return;
                 }
                 let r = RayK::new(&pre);
-                // Negative exits matter only when t_min < 0 (see `Kernel`).
-                let pad_neg = !(t_min >= 0.0);
+                let mode = Mode {
+                    // Negative exits matter only when t_min < 0 (see `Kernel`).
+                    pad_neg: !(t_min >= 0.0),
+                    ordered,
+                };
                 let leaf = &mut leaf;
                 #[cfg(target_arch = "x86_64")]
                 if path != SimdPath::Scalar && path.is_available() {
-                    return super::simd::$simd_run(path, self, &r, t_min, t_max, pad_neg, leaf);
+                    return super::simd::$simd_run(path, self, &r, t_min, t_max, mode, leaf);
                 }
                 let _ = path;
-                run_kernel!($n, Scalar, nodes, &r, t_min, t_max, pad_neg, leaf)
+                run_kernel!($n, Scalar, nodes, &r, t_min, t_max, mode, leaf)
             }
         }
     };

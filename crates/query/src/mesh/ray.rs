@@ -159,7 +159,7 @@ impl Mesh {
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
             let tri = &self.tris[pos];
-            h.triangle = self.bvh.prim_indices()[pos];
+            h.triangle = self.prim_indices()[pos];
             h.point = point_at(tri, h.u, h.v);
             h.normal = unit_normal(tri).unwrap_or(Vector3::z_axis());
         }
@@ -175,7 +175,7 @@ impl Mesh {
         let tri = &self.tris[pos];
         Hit {
             t: h.t,
-            triangle: self.bvh.prim_indices()[pos],
+            triangle: self.prim_indices()[pos],
             u: h.u,
             v: h.v,
             point: point_at(tri, h.u, h.v),
@@ -195,7 +195,7 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     k: &RayKernel,
     query: &RayQuery,
 ) -> Option<(RawHit, usize)> {
-    let prims = mesh.bvh.prim_indices();
+    let prims = mesh.prim_indices();
     let (t_min, cull) = (query.t_min, query.cull);
     let mut best_t = query.t_max;
     // The kernel's bound: the best `t` padded, so that its division-free range test, which
@@ -237,7 +237,7 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> bool {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     let mut found = false;
-    mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
+    mesh.wide.traverse_ray_unordered(ray, t_min, t_max, |range, _| {
         let start = range.start;
         for (i, tri) in mesh.tris[range].iter().enumerate() {
             if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)

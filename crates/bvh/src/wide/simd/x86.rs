@@ -11,7 +11,7 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Real, WatertightRay};
 
-use crate::wide::traverse::{run_kernel, Kernel, RayK, INV_EXIT_SCALE};
+use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, INV_EXIT_SCALE};
 use crate::wide::triangle::BlockHits;
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
@@ -162,12 +162,12 @@ fn run8_avx2<F>(
     r: &RayK,
     t_min: f32,
     t_max: f32,
-    pad_neg: bool,
+    mode: Mode,
     leaf: &mut F,
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, pad_neg, leaf)
+    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
 }
 
 /// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`).
@@ -177,12 +177,12 @@ pub(crate) fn run4<F>(
     r: &RayK,
     t_min: f32,
     t_max: f32,
-    pad_neg: bool,
+    mode: Mode,
     leaf: &mut F,
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
-    run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, pad_neg, leaf)
+    run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
 }
 
 /// Traverses an 8-wide tree with AVX2 when asked for and available, else SSE.
@@ -192,16 +192,16 @@ pub(crate) fn run8<F>(
     r: &RayK,
     t_min: f32,
     t_max: f32,
-    pad_neg: bool,
+    mode: Mode,
     leaf: &mut F,
 ) where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
     if path == SimdPath::Avx2 && avx2_available() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { run8_avx2(&bvh.nodes, r, t_min, t_max, pad_neg, leaf) }
+        unsafe { run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf) }
     } else {
-        run_kernel!(8, Sse, &bvh.nodes[..], r, t_min, t_max, pad_neg, leaf)
+        run_kernel!(8, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
     }
 }
 
