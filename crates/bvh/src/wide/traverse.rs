@@ -8,7 +8,7 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Ray, RayAabbPrecomp, Real};
 
-use super::simd::Stack;
+use super::simd::{prefetch, Stack};
 use super::{SimdPath, WideBvh, WideNode};
 
 /// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
@@ -19,25 +19,30 @@ pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
 pub(crate) struct RayK {
     pub(crate) o: [f32; 3],
     pub(crate) inv: [f32; 3],
-    /// Per axis, the row of `WideNode::bounds` holding the near plane (min, or max when the
-    /// direction's sign bit is set) and the far plane.
-    pub(crate) near: [usize; 3],
-    pub(crate) far: [usize; 3],
+    /// Per axis, 1 when the direction's sign bit is set (the near plane is then `max`).
+    neg: [usize; 3],
 }
 
 impl RayK {
     fn new(pre: &RayAabbPrecomp) -> Self {
-        let mut near = [0; 3];
-        let mut far = [0; 3];
-        for a in 0..3 {
-            (near[a], far[a]) = if pre.neg[a] { (3 + a, a) } else { (a, 3 + a) };
-        }
         Self {
             o: pre.origin,
             inv: pre.inv_dir,
-            near,
-            far,
+            neg: pre.neg.map(usize::from),
         }
+    }
+
+    /// The row of `WideNode::bounds` holding axis `a`'s near plane (min, or max when the
+    /// direction is negative). Written so the compiler sees it is below 6: no bounds check.
+    #[inline(always)]
+    pub(crate) fn near_row(&self, a: usize) -> usize {
+        3 * (self.neg[a] & 1) + a % 3
+    }
+
+    /// The row of axis `a`'s far plane.
+    #[inline(always)]
+    pub(crate) fn far_row(&self, a: usize) -> usize {
+        3 * ((self.neg[a] ^ 1) & 1) + a % 3
     }
 }
 
@@ -78,8 +83,8 @@ impl<const N: usize> Kernel<N> for Scalar {
             let mut near = t_min;
             let mut far = t_max;
             for a in 0..3 {
-                let tn = (b[r.near[a]][i] - r.o[a]) * r.inv[a];
-                let tf = (b[r.far[a]][i] - r.o[a]) * r.inv[a];
+                let tn = (b[r.near_row(a)][i] - r.o[a]) * r.inv[a];
+                let tf = (b[r.far_row(a)][i] - r.o[a]) * r.inv[a];
                 let tf = pad::<PAD_NEG>(tf);
                 if tn > near {
                     near = tn;
@@ -223,6 +228,11 @@ pub(crate) fn traverse_with_kernel<
                         child: node.child[i],
                         count: node.count[i],
                     };
+                    if it.count == 0 {
+                        if let Some(n) = nodes.get(it.child as usize) {
+                            prefetch(n);
+                        }
+                    }
                     stack.push(it);
                     if !ORDERED {
                         continue;

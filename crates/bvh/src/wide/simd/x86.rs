@@ -39,8 +39,8 @@ fn sse_lanes<const N: usize, const PAD_NEG: bool>(
     for a in 0..3 {
         let o = _mm_set1_ps(r.o[a]);
         let inv = _mm_set1_ps(r.inv[a]);
-        let np = &b[r.near[a]][off..off + 4];
-        let fp = &b[r.far[a]][off..off + 4];
+        let np = &b[r.near_row(a)][off..off + 4];
+        let fp = &b[r.far_row(a)][off..off + 4];
         // SAFETY: both slices hold 4 f32s; `loadu` has no alignment requirement.
         let (np, fp) = unsafe { (_mm_loadu_ps(np.as_ptr()), _mm_loadu_ps(fp.as_ptr())) };
         let tn = _mm_mul_ps(_mm_sub_ps(np, o), inv);
@@ -114,8 +114,8 @@ fn avx2_test8<const PAD_NEG: bool>(
     for a in 0..3 {
         let o = _mm256_set1_ps(r.o[a]);
         let inv = _mm256_set1_ps(r.inv[a]);
-        let np: &[f32; 8] = &b[r.near[a]];
-        let fp: &[f32; 8] = &b[r.far[a]];
+        let np: &[f32; 8] = &b[r.near_row(a)];
+        let fp: &[f32; 8] = &b[r.far_row(a)];
         // SAFETY: both rows hold 8 f32s; `loadu` has no alignment requirement.
         let (np, fp) = unsafe { (_mm256_loadu_ps(np.as_ptr()), _mm256_loadu_ps(fp.as_ptr())) };
         let tn = _mm256_mul_ps(_mm256_sub_ps(np, o), inv);
@@ -157,14 +157,8 @@ impl Kernel<8> for Avx2 {
 
 /// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
 #[target_feature(enable = "avx2")]
-fn run8_avx2<F>(
-    nodes: &[WideNode<8>],
-    r: &RayK,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) where
+fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
+where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
 {
     run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
