@@ -6,6 +6,12 @@
 //! picks workloads (default: bunny and soup_100k, the small ones), `RAYPICK_BENCH_CHUNK` the
 //! rays or points per iteration (default 2,000). Each iteration takes the next chunk of the
 //! seeded set, cycling, so that the samples cover it all.
+//!
+//! `mesh_update_positions` times [`Mesh::update_positions`] (vertex copy, triangle boxes and
+//! the refit) on `RAYPICK_BENCH_UPDATE_WORKLOADS` (default `sphere_1m,terrain_1m`), moving
+//! every vertex back and forth; it also prints each mesh's bytes per triangle. Run it alone
+//! with `cargo bench -p raypick-benches --bench mesh -- update`, and with
+//! `RAYON_NUM_THREADS=1` for the single-thread figure.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -159,5 +165,52 @@ fn mesh_queries(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, mesh_queries);
+/// `update_positions` on the big meshes, alternating between the original positions and a
+/// copy moved along a smooth field, so each call really changes every triangle.
+fn mesh_update(c: &mut Criterion) {
+    let names = std::env::var("RAYPICK_BENCH_UPDATE_WORKLOADS")
+        .unwrap_or_else(|_| "sphere_1m,terrain_1m".into());
+    let workloads = parse_list(&names, &Workload::ALL, Workload::from_name)
+        .unwrap_or_else(|e| panic!("RAYPICK_BENCH_UPDATE_WORKLOADS: {e}"));
+    // Criterion filters only the timed functions; skip building the meshes when the filter
+    // excludes this group.
+    if let Some(filter) = std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        if !"mesh_update_positions".contains(filter.as_str()) {
+            return;
+        }
+    }
+    for w in workloads {
+        let data = w.mesh().expect("workload mesh");
+        let mut mesh = Mesh::new(data.positions.clone(), data.triangles.clone()).expect("mesh");
+        let scale = data.bounds().extents().norm() * 1e-3;
+        let moved: Vec<Point3<f32>> = data
+            .positions
+            .iter()
+            .map(|p| p + nalgebra::Vector3::new(p.y.sin(), p.z.cos(), p.x.sin()) * scale)
+            .collect();
+        let sets = [&data.positions, &moved];
+        mesh.update_positions(&moved).expect("update");
+        println!(
+            "{}: {} triangles, {:.1} bytes per triangle after an update",
+            w.name(),
+            mesh.len(),
+            mesh.bytes_per_triangle()
+        );
+        let mut g = c.benchmark_group("mesh_update_positions");
+        g.throughput(Throughput::Elements(mesh.len() as u64));
+        g.measurement_time(Duration::from_secs(5));
+        g.sample_size(20);
+        let mut k = 0usize;
+        g.bench_function(BenchmarkId::new("raypick", w.name()), |b| {
+            b.iter(|| {
+                k += 1;
+                mesh.update_positions(black_box(sets[k % 2]))
+                    .expect("update");
+            });
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, mesh_queries, mesh_update);
 criterion_main!(benches);

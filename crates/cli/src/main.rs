@@ -331,18 +331,18 @@ fn info(file: &Path) -> Result<(), CliError> {
         println!("bounds: min {} max {}", fmt_p(&b.min), fmt_p(&b.max));
     }
     let stats = world.mesh_stats();
-    let nodes: usize = stats.iter().map(|s| s.node_count).sum();
-    let leaves: usize = stats.iter().map(|s| s.leaf_count).sum();
-    let depth = stats.iter().map(|s| s.depth).max().unwrap_or(0);
+    let nodes: usize = stats.iter().map(|(s, _)| s.node_count).sum();
+    let leaves: usize = stats.iter().map(|(s, _)| s.leaf_count).sum();
+    let depth = stats.iter().map(|(s, _)| s.depth).max().unwrap_or(0);
     // SAH costs weighted by triangles: the expected cost of a ray through a random mesh.
-    let prims: usize = stats.iter().map(|s| s.prim_count).sum();
+    let prims: usize = stats.iter().map(|(s, _)| s.prim_count).sum();
     let sah = stats
         .iter()
-        .map(|s| s.sah_cost * s.prim_count as f64)
+        .map(|(s, sah)| sah * s.prim_count as f64)
         .sum::<f64>()
         / prims.max(1) as f64;
     println!(
-        "BVH: {nodes} nodes ({leaves} leaves) in {} tree{}, depth {depth}, SAH cost {sah:.2}{}",
+        "BVH: {nodes} 8-wide nodes ({leaves} leaves) in {} tree{}, depth {depth}, SAH cost {sah:.2}{}",
         stats.len(),
         if stats.len() == 1 { "" } else { "s" },
         if stats.len() > 1 {

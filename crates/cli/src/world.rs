@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use raypick_bvh::BvhStats;
+use raypick_bvh::wide::{WideChild, WideStats};
 use raypick_io::LoadedScene;
 use raypick_primitives::{
     Aabb, Cull, Point3, Ray, RayAabbPrecomp, Real, Unit, Vector3, WatertightRay,
@@ -86,12 +86,12 @@ impl World {
         self.loaded.bounds()
     }
 
-    /// BVH statistics of each distinct mesh, in file order.
-    pub fn mesh_stats(&self) -> Vec<BvhStats> {
+    /// Statistics and SAH cost of each distinct mesh's (8-wide) BVH, in file order.
+    pub fn mesh_stats(&self) -> Vec<(WideStats, f64)> {
         self.meshes
             .iter()
             .filter_map(|&id| self.scene.mesh(id))
-            .map(|m| m.bvh().stats())
+            .map(|m| (m.wide_bvh().stats(), m.wide_bvh().sah_cost()))
             .collect()
     }
 
@@ -182,61 +182,55 @@ impl World {
     }
 
     /// The traversal cost of a closest-hit query over all instances' world-space triangles
-    /// under one BVH: (nodes whose box the ray was tested against, triangles tested). Near
-    /// child first with pruning by the closest hit so far, as the real query does.
+    /// under one 8-wide BVH: (child boxes the ray was tested against, triangles tested).
+    /// Nearest child first with pruning by the closest hit so far, as the real query does.
     pub fn traversal_cost(&self, ray: &Ray) -> (u32, u32) {
         let Ok(flat) = self.flat() else { return (0, 0) };
-        let bvh = flat.mesh.bvh();
-        let nodes = bvh.nodes();
+        let wide = flat.mesh.wide_bvh();
+        let nodes = wide.nodes();
         if nodes.is_empty() {
             return (0, 0);
         }
         let pre = RayAabbPrecomp::new(ray);
         let wt = WatertightRay::new(ray);
-        let order = bvh.prim_indices();
+        let order = flat.mesh.prim_indices();
         let mut t_max = Real::INFINITY;
-        let mut visited = 1u32;
+        let mut visited = 0u32;
         let mut tested = 0u32;
-        if pre.intersect_robust(&nodes[0].aabb(), 0.0, t_max).is_none() {
-            return (visited, tested);
-        }
-        let mut stack: Vec<(usize, Real)> = vec![(0, 0.0)];
-        while let Some((i, t_enter)) = stack.pop() {
+        // Pending slots: (what the slot holds, entry distance).
+        let mut stack: Vec<(WideChild, Real)> = Vec::new();
+        let mut push_children = |node: usize, t_max: Real, stack: &mut Vec<(WideChild, Real)>| {
+            let n = &nodes[node];
+            let k = n.child_count();
+            visited += k as u32;
+            let mut hits: Vec<(WideChild, Real)> = (0..k)
+                .filter_map(|i| {
+                    pre.intersect_robust(&n.child_aabb(i), 0.0, t_max)
+                        .map(|(t, _)| (n.child(i), t))
+                })
+                .collect();
+            // Farthest first, so the nearest is popped next.
+            hits.sort_by(|a, b| b.1.total_cmp(&a.1));
+            stack.extend(hits);
+        };
+        push_children(0, t_max, &mut stack);
+        while let Some((child, t_enter)) = stack.pop() {
             if t_enter > t_max {
                 continue; // pruned by a hit found after it was pushed
             }
-            let node = &nodes[i];
-            if let Some(range) = node.leaf_range() {
-                for pos in range {
-                    tested += 1;
-                    let [a, b, c] =
-                        flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
-                    if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
-                        t_max = h.t;
+            match child {
+                WideChild::Leaf(range) => {
+                    for pos in range {
+                        tested += 1;
+                        let [a, b, c] =
+                            flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
+                        if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
+                            t_max = h.t;
+                        }
                     }
                 }
-                continue;
-            }
-            let Some(first) = node.first_child() else {
-                continue;
-            };
-            visited += 2;
-            let hit_a = pre.intersect_robust(&nodes[first].aabb(), 0.0, t_max);
-            let hit_b = pre.intersect_robust(&nodes[first + 1].aabb(), 0.0, t_max);
-            match (hit_a, hit_b) {
-                (Some((ta, _)), Some((tb, _))) => {
-                    // Push the far child first so the near one is popped next.
-                    if ta <= tb {
-                        stack.push((first + 1, tb));
-                        stack.push((first, ta));
-                    } else {
-                        stack.push((first, ta));
-                        stack.push((first + 1, tb));
-                    }
-                }
-                (Some((ta, _)), None) => stack.push((first, ta)),
-                (None, Some((tb, _))) => stack.push((first + 1, tb)),
-                (None, None) => {}
+                WideChild::Node(c) => push_children(c, t_max, &mut stack),
+                WideChild::Empty => {}
             }
         }
         (visited, tested)

@@ -57,9 +57,13 @@ use crate::{Bvh, Node};
 
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod query;
+mod refit;
 mod traverse;
 mod triangle;
 
+pub use query::WideBestFirstScratch;
+pub use refit::WideRefitError;
 pub use triangle::{BlockHits, TriangleBlock, TriangleBlock4, TriangleBlock8};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).
@@ -267,35 +271,6 @@ pub enum WideValidationError {
     },
 }
 
-/// Why [`WideBvh::refit`] refused its input (the tree is left unchanged).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WideRefitError {
-    /// `prim_indices` or `boxes` does not have one entry per primitive.
-    #[error("refit got {found} {what} for a tree of {expected} primitives")]
-    LengthMismatch {
-        /// `"boxes"` or `"primitive indices"`.
-        what: &'static str,
-        /// The tree's primitive count.
-        expected: usize,
-        /// The length given.
-        found: usize,
-    },
-    /// A box has a NaN or infinite coordinate, or `min > max`.
-    #[error("box {index} is NaN, infinite or inverted")]
-    BadBox {
-        /// The box (original primitive index).
-        index: usize,
-    },
-    /// A primitive index is not below the primitive count.
-    #[error("leaf-order position {position} holds primitive {index}, out of range")]
-    IndexOutOfRange {
-        /// The position.
-        position: usize,
-        /// The index found there.
-        index: usize,
-    },
-}
-
 /// Half the surface area of a binary node's box.
 fn half_area(n: &Node) -> f32 {
     let e = [
@@ -375,74 +350,6 @@ impl<const N: usize> WideBvh<N> {
             }
         }
         out
-    }
-
-    /// Refits the boxes after the primitives moved, keeping the tree's shape: `boxes` is
-    /// indexed by original primitive index and `prim_indices` is the leaf order of the binary
-    /// tree this one was collapsed from ([`Bvh::prim_indices`]). O(n), allocates nothing.
-    ///
-    /// Rejects, before changing anything, lengths other than [`WideBvh::len`], a box with a
-    /// NaN or infinite coordinate or `min > max`, and an index out of range.
-    pub fn refit(&mut self, prim_indices: &[u32], boxes: &[Aabb]) -> Result<(), WideRefitError> {
-        for (what, found) in [
-            ("primitive indices", prim_indices.len()),
-            ("boxes", boxes.len()),
-        ] {
-            if found != self.prim_count {
-                return Err(WideRefitError::LengthMismatch {
-                    what,
-                    expected: self.prim_count,
-                    found,
-                });
-            }
-        }
-        for (index, b) in boxes.iter().enumerate() {
-            let ok = (0..3)
-                .all(|a| b.min[a].is_finite() && b.max[a].is_finite() && b.min[a] <= b.max[a]);
-            if !ok {
-                return Err(WideRefitError::BadBox { index });
-            }
-        }
-        if let Some(position) = prim_indices.iter().position(|&p| p as usize >= boxes.len()) {
-            return Err(WideRefitError::IndexOutOfRange {
-                position,
-                index: prim_indices[position] as usize,
-            });
-        }
-        // Children come after their parents: a reverse pass sees children first.
-        for ni in (0..self.nodes.len()).rev() {
-            for slot in 0..N {
-                let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-                match self.nodes[ni].child(slot) {
-                    WideChild::Empty => continue,
-                    WideChild::Leaf(r) => {
-                        for &p in &prim_indices[r] {
-                            let b = &boxes[p as usize];
-                            for a in 0..3 {
-                                lo[a] = lo[a].min(b.min[a]);
-                                hi[a] = hi[a].max(b.max[a]);
-                            }
-                        }
-                    }
-                    WideChild::Node(c) => {
-                        let cb = &self.nodes[c].bounds;
-                        // Unused slots hold +inf .. -inf, which min/max ignore.
-                        for a in 0..3 {
-                            for (&l, &h) in cb[a].iter().zip(&cb[3 + a]) {
-                                lo[a] = lo[a].min(l);
-                                hi[a] = hi[a].max(h);
-                            }
-                        }
-                    }
-                }
-                let node = &mut self.nodes[ni];
-                for a in 0..3 {
-                    node.bounds[a][slot] = lo[a];
-                    node.bounds[3 + a][slot] = hi[a];
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Checks the invariants: used slots first and at least one per node; finite boxes with

@@ -1,5 +1,6 @@
 //! Errors of mesh construction, update and batch queries.
 
+use raypick_bvh::wide::WideRefitError;
 use raypick_bvh::BuildError;
 
 /// Why a [`crate::Mesh`] could not be built or updated, or a batch query not run. Each
@@ -59,4 +60,9 @@ pub enum MeshError {
     /// The BVH builder rejected the triangle boxes (should not happen for finite vertices).
     #[error("BVH build failed: {0}")]
     Bvh(#[from] BuildError),
+    /// The tree refused a refit in [`crate::Mesh::update_positions`] (should not happen: the
+    /// vertices are checked first; the mesh may then answer queries wrongly until a
+    /// successful update).
+    #[error("BVH refit failed: {0}")]
+    Refit(#[from] WideRefitError),
 }

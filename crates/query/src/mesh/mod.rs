@@ -1,8 +1,10 @@
 //! [`Mesh`]: one triangle mesh with its BVH, and its queries.
 //!
-//! The triangles are stored in the BVH's leaf order, three vertices each (36 bytes), so a
-//! leaf's triangles are contiguous and the watertight ray test reads them directly; the
-//! original triangle index of each leaf slot comes from [`Bvh::prim_indices`].
+//! The mesh is built with a binary SAH [`Bvh`], collapsed to an 8-wide tree ([`Bvh8`]) that
+//! serves every query (rays, nearest point, overlaps) and every refit; the binary tree is
+//! dropped after the build. The triangles are stored in the tree's leaf order, three
+//! vertices each (36 bytes), so a leaf's triangles are contiguous and the kernels read them
+//! directly; [`Mesh::prim_indices`] maps each leaf slot back to the original triangle index.
 
 mod all_hits;
 mod batch;
@@ -12,6 +14,7 @@ mod nearest;
 mod overlap;
 mod ray;
 
+use rayon::prelude::*;
 use raypick_bvh::wide::Bvh8;
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
@@ -52,9 +55,10 @@ pub use ray::{Hit, RayQuery};
 /// ```
 #[derive(Clone, Debug)]
 pub struct Mesh {
-    bvh: Bvh,
-    /// The same tree collapsed to 8 children per node, for ray traversal (SIMD box tests).
+    /// The 8-wide tree every query traverses (SIMD box tests for rays).
     wide: Bvh8,
+    /// Leaf order: `prims[pos]` is the original index of the triangle in leaf slot `pos`.
+    prims: Vec<u32>,
     /// Vertices of each triangle, in leaf order.
     tris: Vec<[Point3<Real>; 3]>,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
@@ -62,9 +66,40 @@ pub struct Mesh {
     /// Leaf-order bit set of the degenerate triangles.
     degenerate: Vec<u64>,
     vertex_count: usize,
-    /// Triangle boxes by original index for the refit; allocated by the first
-    /// `update_positions` and reused after.
-    refit_boxes: Vec<Aabb>,
+}
+
+/// Triangle count from which `update_positions` fills the leaf-order vertices with rayon.
+const PARALLEL_UPDATE: usize = 32 * 1024;
+
+/// The box of the triangles `tris` (never empty: leaves hold at least one triangle).
+#[inline(always)]
+fn triangles_box(tris: &[[Point3<Real>; 3]]) -> Aabb {
+    let (mut lo, mut hi) = ([Real::INFINITY; 3], [Real::NEG_INFINITY; 3]);
+    for t in tris {
+        for v in t {
+            for a in 0..3 {
+                lo[a] = lo[a].min(v[a]);
+                hi[a] = hi[a].max(v[a]);
+            }
+        }
+    }
+    Aabb::new(lo.into(), hi.into())
+}
+
+/// Writes the corners of a block of up to 64 leaf-order triangles from `positions` and
+/// returns its degenerate bits.
+#[inline]
+fn fill_block(
+    tris: &mut [[Point3<Real>; 3]],
+    indices: &[[u32; 3]],
+    positions: &[Point3<Real>],
+) -> u64 {
+    let mut bits = 0u64;
+    for (k, (tri, idx)) in tris.iter_mut().zip(indices).enumerate() {
+        *tri = idx.map(|i| positions[i as usize]);
+        bits |= u64::from(kernel::is_degenerate(tri)) << k;
+    }
+    bits
 }
 
 impl Mesh {
@@ -115,32 +150,33 @@ impl Mesh {
             .collect();
         let bvh = Bvh::build(&boxes, config)?;
         drop(boxes);
-        let order = bvh.prim_indices();
-        let indices: Vec<[u32; 3]> = order.iter().map(|&p| triangles[p as usize]).collect();
+        let wide = Bvh8::from_bvh(&bvh);
+        let prims = bvh.prim_indices().to_vec();
+        drop(bvh);
+        let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
         let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
         let mut mesh = Mesh {
-            wide: Bvh8::from_bvh(&bvh),
-            bvh,
+            wide,
+            prims,
             degenerate: vec![0; tris.len().div_ceil(64)],
             tris,
             indices,
             vertex_count: n,
-            refit_boxes: Vec::new(),
         };
         mesh.mark_degenerate();
         Ok(mesh)
     }
 
     /// Moves the vertices to `positions` (same count as at construction, same connectivity)
-    /// and refits the BVH, keeping its shape.
+    /// and refits the tree, keeping its shape.
     ///
     /// Queries afterwards see the new positions exactly. Errors, leaving the mesh unchanged:
-    /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. The vertex data and
-    /// the binary BVH are updated in place; the first call allocates a box buffer (24 bytes
-    /// per triangle) that later calls reuse. The 8-wide traversal tree is refit in place
-    /// too (same boxes as collapsing the refit binary tree again), so later calls allocate
-    /// nothing. O(triangles + nodes). Tree quality degrades when vertices move far; rebuild
-    /// the mesh then.
+    /// [`MeshError::VertexCountMismatch`], [`MeshError::NonFiniteVertex`]. Two passes, both
+    /// in place and allocation-free, in parallel with rayon from 32,768 triangles: the
+    /// leaf-order vertices (and degenerate flags) are rewritten from `positions`, then every
+    /// leaf box of the 8-wide tree is recomputed from its triangles and the interior boxes
+    /// bottom-up. O(triangles + nodes). Tree quality degrades when vertices move far;
+    /// rebuild the mesh then.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
             return Err(MeshError::VertexCountMismatch {
@@ -149,22 +185,27 @@ impl Mesh {
             });
         }
         check_positions(positions)?;
-        if self.refit_boxes.len() != self.tris.len() {
-            self.refit_boxes = vec![Aabb::EMPTY; self.tris.len()];
+        let fill = |((tris, idx), word): ((&mut [[Point3<Real>; 3]], &[[u32; 3]]), &mut u64)| {
+            *word = fill_block(tris, idx, positions);
+        };
+        if self.tris.len() >= PARALLEL_UPDATE {
+            self.tris
+                .par_chunks_mut(64)
+                .zip(self.indices.par_chunks(64))
+                .zip(self.degenerate.par_iter_mut())
+                .with_min_len(16)
+                .for_each(fill);
+        } else {
+            self.tris
+                .chunks_mut(64)
+                .zip(self.indices.chunks(64))
+                .zip(self.degenerate.iter_mut())
+                .for_each(fill);
         }
-        let order = self.bvh.prim_indices();
-        for (pos, (tri, idx)) in self.tris.iter_mut().zip(&self.indices).enumerate() {
-            *tri = idx.map(|i| positions[i as usize]);
-            self.refit_boxes[order[pos] as usize] = Triangle::new(tri[0], tri[1], tri[2]).aabb();
-        }
-        self.mark_degenerate();
-        self.bvh.refit(&self.refit_boxes)?;
-        // Boxes were checked by the binary refit, and both trees share the leaf order, so
-        // this cannot fail; a failure would be a bug, kept as an error rather than a panic.
-        if let Err(e) = self.wide.refit(self.bvh.prim_indices(), &self.refit_boxes) {
-            debug_assert!(false, "wide refit after binary refit: {e}");
-            self.wide = Bvh8::from_bvh(&self.bvh);
-        }
+        let tris = &self.tris;
+        // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
+        // the error is reported rather than a panic.
+        self.wide.refit_with(|r| triangles_box(&tris[r]))?;
         Ok(())
     }
 
@@ -203,18 +244,19 @@ impl Mesh {
     /// The bounding box of all triangles; [`Aabb::EMPTY`] for an empty mesh.
     #[must_use]
     pub fn bounds(&self) -> Aabb {
-        self.bvh.bounds()
+        self.wide.bounds()
     }
 
-    /// The mesh's binary BVH (leaf `i` of [`Bvh::prim_indices`] order is the mesh's leaf slot
-    /// `i`), used for nearest-point and overlap queries and refits.
+    /// Leaf order: `prim_indices()[i]` is the original index of the triangle in leaf slot
+    /// `i` (the leaf-order position the tree's leaf ranges refer to). Empty for an empty
+    /// mesh.
     #[must_use]
-    pub fn bvh(&self) -> &Bvh {
-        &self.bvh
+    pub fn prim_indices(&self) -> &[u32] {
+        &self.prims
     }
 
     /// The corners of each triangle in BVH leaf order: slot `i` holds original triangle
-    /// `self.bvh().prim_indices()[i]`. Empty for an empty mesh.
+    /// `self.prim_indices()[i]`. Empty for an empty mesh.
     #[must_use]
     pub fn leaf_triangles(&self) -> &[[Point3<Real>; 3]] {
         &self.tris
@@ -227,26 +269,25 @@ impl Mesh {
         &self.indices
     }
 
-    /// The 8-wide tree the ray queries traverse, collapsed from [`Mesh::bvh`] (same leaves).
+    /// The 8-wide tree every query traverses (the mesh's only tree): its leaf ranges are
+    /// leaf-order positions, mapped to triangles by [`Mesh::prim_indices`] and
+    /// [`Mesh::leaf_triangles`].
     #[must_use]
     pub fn wide_bvh(&self) -> &Bvh8 {
         &self.wide
     }
 
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
-    /// indices (12), degenerate flags, the BVH's nodes (32 bytes each) and leaf order (4 per
-    /// triangle), the 8-wide traversal tree (256 bytes per node), the refit buffer once
-    /// [`Mesh::update_positions`] ran (24 per triangle), and the struct itself.
+    /// indices (12), leaf order (4), degenerate flags (1 bit), the 8-wide tree (256 bytes
+    /// per node), and the struct itself. [`Mesh::update_positions`] adds nothing.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         size_of::<Self>()
             + self.tris.capacity() * size_of::<[Point3<Real>; 3]>()
             + self.indices.capacity() * size_of::<[u32; 3]>()
+            + self.prims.capacity() * size_of::<u32>()
             + self.degenerate.capacity() * size_of::<u64>()
-            + self.refit_boxes.capacity() * size_of::<Aabb>()
-            + std::mem::size_of_val(self.bvh.nodes())
-            + std::mem::size_of_val(self.bvh.prim_indices())
             + self.wide.memory_bytes()
     }
 

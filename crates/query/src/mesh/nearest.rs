@@ -1,7 +1,8 @@
 //! Nearest point on a [`Mesh`]: nearest-child-first BVH traversal with pruning and an exact
 //! per-triangle kernel.
 
-use raypick_bvh::{Node, MAX_DEPTH};
+use std::ops::ControlFlow;
+
 use raypick_primitives::{point_triangle, Point3, PointTriangleProjection, Real, Triangle};
 
 use super::Mesh;
@@ -32,11 +33,6 @@ fn aabb_dist2(p: &Point3<Real>, lo: &Point3<Real>, hi: &Point3<Real>) -> Real {
         s += d * d;
     }
     s * (1.0 - 8.0 * Real::EPSILON)
-}
-
-#[inline(always)]
-fn node_dist2(p: &Point3<Real>, n: &Node) -> Real {
-    aabb_dist2(p, &Point3::from(n.min), &Point3::from(n.max))
 }
 
 impl Mesh {
@@ -71,77 +67,31 @@ impl Mesh {
         // Squared distances in f32, as `point_triangle` reports them (distances beyond
         // ~1e19 overflow to infinity and are then not ranked).
         let max2 = max_distance * max_distance;
-        let prims = self.bvh.prim_indices();
-        let nodes = self.bvh.nodes();
+        let prims = &self.prims[..];
         let mut best: Option<(PointTriangleProjection, usize)> = None;
-        let mut best2 = max2;
         let mut best_prim = u32::MAX;
-        if nodes.is_empty() || node_dist2(p, &nodes[0]) > best2 {
-            return None;
-        }
-        // Depth first, nearer child first, pruning every box farther than the best point:
+        // Depth first, nearer slots first, pruning every box farther than the best point:
         // cheaper than a priority queue for one query point, and allocation-free.
-        let mut stack = [(0u32, 0.0f32); MAX_DEPTH];
-        let mut sp = 0usize;
-        let mut cur = 0usize;
-        loop {
-            let node = &nodes[cur];
-            let mut next = None;
-            if node.count > 0 {
-                let start = node.index as usize;
-                let end = start + node.count as usize;
-                for (pos, &[a, b, c]) in (start..end).zip(&self.tris[start..end]) {
-                    let tri = Triangle::new(a, b, c);
-                    // Cheap rejection by the triangle's box (a lower bound).
-                    let bb = tri.aabb();
-                    if aabb_dist2(p, &bb.min, &bb.max) > best2 {
-                        continue;
-                    }
-                    let Some(proj) = point_triangle(p, &tri) else {
-                        continue;
-                    };
-                    let d2 = proj.distance_squared;
-                    if d2 < best2 || (d2 == best2 && prims[pos] < best_prim) {
-                        best2 = d2;
-                        best_prim = prims[pos];
-                        best = Some((proj, pos));
-                    }
+        self.wide.traverse_nearest_first(p, max2, |range, best2| {
+            for (pos, &[a, b, c]) in range.clone().zip(&self.tris[range]) {
+                let tri = Triangle::new(a, b, c);
+                // Cheap rejection by the triangle's box (a lower bound).
+                let bb = tri.aabb();
+                if aabb_dist2(p, &bb.min, &bb.max) > *best2 {
+                    continue;
                 }
-            } else {
-                let c = node.index as usize;
-                let (da, db) = (node_dist2(p, &nodes[c]), node_dist2(p, &nodes[c + 1]));
-                let (near, far, dn, df) = if da <= db {
-                    (c, c + 1, da, db)
-                } else {
-                    (c + 1, c, db, da)
+                let Some(proj) = point_triangle(p, &tri) else {
+                    continue;
                 };
-                if df <= best2 {
-                    stack[sp] = (far as u32, df);
-                    sp += 1;
+                let d2 = proj.distance_squared;
+                if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
+                    *best2 = d2;
+                    best_prim = prims[pos];
+                    best = Some((proj, pos));
                 }
-                if dn <= best2 {
-                    next = Some(near);
-                }
             }
-            match next {
-                Some(n) => cur = n,
-                None => loop {
-                    if sp == 0 {
-                        break;
-                    }
-                    sp -= 1;
-                    let (n, d) = stack[sp];
-                    if d <= best2 {
-                        cur = n as usize;
-                        next = Some(cur);
-                        break;
-                    }
-                },
-            }
-            if next.is_none() {
-                break;
-            }
-        }
+            ControlFlow::Continue(())
+        });
         let (proj, pos) = best?;
         Some(NearestPoint {
             point: proj.point,

@@ -45,20 +45,29 @@ impl Mesh {
     fn collect_overlaps(
         &self,
         node: impl FnMut(&Aabb) -> bool,
-        mut exact: impl FnMut(&Triangle) -> bool,
+        exact: impl FnMut(&Triangle) -> bool,
         out: &mut Vec<u32>,
     ) {
         out.clear();
-        let prims = self.bvh.prim_indices();
-        self.bvh.traverse_with(node, |range| {
+        let leaf = self.exact_into(exact, out);
+        self.wide.traverse_with(node, leaf);
+        out.sort_unstable();
+    }
+
+    /// The leaf callback that pushes the original index of each triangle passing `exact`.
+    fn exact_into<'a>(
+        &'a self,
+        mut exact: impl FnMut(&Triangle) -> bool + 'a,
+        out: &'a mut Vec<u32>,
+    ) -> impl FnMut(std::ops::Range<usize>) -> ControlFlow<()> + 'a {
+        move |range| {
             for pos in range {
                 if exact(&self.triangle_at(pos)) {
-                    out.push(prims[pos]);
+                    out.push(self.prims[pos]);
                 }
             }
             ControlFlow::Continue(())
-        });
-        out.sort_unstable();
+        }
     }
 
     /// The original indices (sorted) of the triangles that share a point with `aabb`
@@ -95,18 +104,9 @@ impl Mesh {
             return;
         }
         let q = *aabb;
-        self.collect_overlaps(
-            |n| {
-                n.min.x <= q.max.x
-                    && q.min.x <= n.max.x
-                    && n.min.y <= q.max.y
-                    && q.min.y <= n.max.y
-                    && n.min.z <= q.max.z
-                    && q.min.z <= n.max.z
-            },
-            |t| triangle_aabb(t, &q),
-            out,
-        );
+        let leaf = self.exact_into(|t| triangle_aabb(t, &q), out);
+        self.wide.traverse_aabb(&q, leaf);
+        out.sort_unstable();
     }
 
     /// The original indices (sorted) of the triangles within `sphere.radius` of its centre
@@ -192,8 +192,8 @@ impl Mesh {
     /// [`Mesh::classify_frustum`] into `out` (cleared first), reusing its memory.
     pub fn classify_frustum_into(&self, frustum: &Frustum, out: &mut FrustumSelection) {
         out.clear();
-        let prims = self.bvh.prim_indices();
-        self.bvh.traverse_with(
+        let prims = &self.prims[..];
+        self.wide.traverse_with(
             |n| frustum_aabb(frustum, n) != Classification::Outside,
             |range| {
                 for pos in range {

@@ -153,7 +153,7 @@ impl MeshSource {
     fn from_mesh(mesh: &Mesh) -> Self {
         let mut positions = vec![Point3::origin(); mesh.vertex_count()];
         let mut triangles = vec![[0u32; 3]; mesh.len()];
-        let slots = mesh.bvh().prim_indices();
+        let slots = mesh.prim_indices();
         for ((&orig, tri), corners) in slots
             .iter()
             .zip(mesh.leaf_indices())

@@ -213,8 +213,8 @@ fn nearest_general(
     best: &mut Best,
 ) {
     let t = &obj.transform;
-    let prims = mesh.bvh().prim_indices();
-    mesh.bvh().traverse_best_first(
+    let prims = mesh.prim_indices();
+    mesh.wide_bvh().traverse_best_first(
         best.bound(),
         |b| box_distance(p, &t.box_to_world(b)),
         |range, bound| {

@@ -240,14 +240,14 @@ impl Scene {
             };
             let id = self.id_of(slot);
             let local = frustum_to_object(&frustum, obj, cull_margin(obj));
-            let prims = mesh.bvh().prim_indices();
+            let prims = mesh.prim_indices();
             // Planes first, then the screen box of the node's projected corners: a thin
             // snap frustum passes the plane tests for many boxes beside it.
             let near_cursor = |b: &Aabb| {
                 frustum_aabb(&local, b).may_intersect()
                     && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
             };
-            mesh.bvh().traverse_with(near_cursor, |range| {
+            mesh.wide_bvh().traverse_with(near_cursor, |range| {
                 for pos in range {
                     let tri = prims[pos];
                     let idx = src.triangles[tri as usize];

@@ -1,0 +1,436 @@
+//! Non-ray traversals of a [`WideBvh`]: box overlap, node predicate, best-first and
+//! nearest-first by distance to a point, with the contracts of the binary tree's
+//! [`Bvh::traverse_aabb`](crate::Bvh::traverse_aabb),
+//! [`Bvh::traverse_with`](crate::Bvh::traverse_with) and
+//! [`Bvh::traverse_best_first`](crate::Bvh::traverse_best_first); and tree statistics.
+//!
+//! A wide node has no box of its own: each of its child slots has one, so every test below
+//! is made per used slot (unused slots are never tested and never visited). Callbacks get
+//! ranges of leaf-order positions, as the binary traversals do.
+
+// `!(a <= b)` is deliberate throughout: NaN must fail the comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use std::ops::{ControlFlow, Range};
+
+use raypick_primitives::{Aabb, Point3, Real};
+use smallvec::SmallVec;
+
+use super::{WideBvh, WideNode, WideStats, EMPTY_SLOT};
+use crate::MAX_DEPTH;
+
+/// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
+/// so that it stays a lower bound of the exact squared distance of every point in the box.
+const DIST2_SCALE: Real = 1.0 - 8.0 * Real::EPSILON;
+
+/// Inline capacity of the nearest-first stack: a node pushes at most `N` entries and pops
+/// one, so trees of depth up to `256 / (N - 1)` (36 levels for [`super::Bvh8`]) never spill.
+const NEAR_STACK: usize = 256;
+
+/// One pending slot: its bound, and its `child`/`count` pair.
+type Pending = (Real, u32, u32);
+
+/// Reusable storage for [`WideBvh::traverse_best_first_in`]: its heap keeps 64 entries
+/// inline and keeps any larger capacity it grew to, so reusing it makes queries
+/// allocation-free.
+#[derive(Clone, Debug, Default)]
+pub struct WideBestFirstScratch {
+    heap: SmallVec<[Pending; 64]>,
+}
+
+impl WideBestFirstScratch {
+    /// An empty scratch (no allocation).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+fn heap_push(h: &mut SmallVec<[Pending; 64]>, item: Pending) {
+    h.push(item);
+    let mut i = h.len() - 1;
+    while i > 0 {
+        let p = (i - 1) / 2;
+        if h[i].0 < h[p].0 {
+            h.swap(i, p);
+            i = p;
+        } else {
+            break;
+        }
+    }
+}
+
+fn heap_pop(h: &mut SmallVec<[Pending; 64]>) -> Option<Pending> {
+    let len = h.len();
+    if len == 0 {
+        return None;
+    }
+    h.swap(0, len - 1);
+    let top = h.pop();
+    let len = h.len();
+    let mut i = 0;
+    loop {
+        let l = 2 * i + 1;
+        let r = l + 1;
+        let mut m = i;
+        if l < len && h[l].0 < h[m].0 {
+            m = l;
+        }
+        if r < len && h[r].0 < h[m].0 {
+            m = r;
+        }
+        if m == i {
+            break;
+        }
+        h.swap(i, m);
+        i = m;
+    }
+    top
+}
+
+impl<const N: usize> WideNode<N> {
+    /// Bit `i` set for each used slot `i` (leaf or interior).
+    #[inline(always)]
+    fn used_mask(&self) -> u32 {
+        let mut m = 0u32;
+        for i in 0..N {
+            m |= u32::from(self.child[i] != EMPTY_SLOT) << i;
+        }
+        m
+    }
+
+    /// Bit `i` set for each leaf slot `i`.
+    #[inline(always)]
+    fn leaf_mask(&self) -> u32 {
+        let mut m = 0u32;
+        for i in 0..N {
+            m |= u32::from(self.count[i] > 0) << i;
+        }
+        m
+    }
+
+    #[inline(always)]
+    fn slot_range(&self, i: usize) -> Range<usize> {
+        let s = self.child[i] as usize;
+        s..s + self.count[i] as usize
+    }
+
+    /// Bit `i` set for each slot whose box overlaps `q` (closed boxes). Unused slots hold an
+    /// inverted box, but a query reaching infinity could still pass, so they are masked out.
+    #[inline(always)]
+    fn overlap_mask(&self, q: &Aabb) -> u32 {
+        let b = &self.bounds;
+        let mut m = 0u32;
+        for i in 0..N {
+            let ok = b[0][i] <= q.max.x
+                && q.min.x <= b[3][i]
+                && b[1][i] <= q.max.y
+                && q.min.y <= b[4][i]
+                && b[2][i] <= q.max.z
+                && q.min.z <= b[5][i];
+            m |= u32::from(ok) << i;
+        }
+        m & self.used_mask()
+    }
+
+    /// A lower bound of the squared distance from `p` to each slot's box (0 inside); `+inf`
+    /// for unused slots.
+    #[inline(always)]
+    fn dist2(&self, p: &Point3<Real>) -> [Real; N] {
+        let b = &self.bounds;
+        let mut d = [0.0; N];
+        for (i, d) in d.iter_mut().enumerate() {
+            let dx = (b[0][i] - p.x).max(p.x - b[3][i]).max(0.0);
+            let dy = (b[1][i] - p.y).max(p.y - b[4][i]).max(0.0);
+            let dz = (b[2][i] - p.z).max(p.z - b[5][i]).max(0.0);
+            *d = (dx * dx + dy * dy + dz * dz) * DIST2_SCALE;
+        }
+        d
+    }
+}
+
+impl<const N: usize> WideBvh<N> {
+    /// The box of all primitives (the union of the root's slot boxes); `Aabb::EMPTY` for an
+    /// empty tree.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.nodes.first().map_or(Aabb::EMPTY, |root| {
+            (0..root.child_count()).fold(Aabb::EMPTY, |b, i| b.union(&root.child_aabb(i)))
+        })
+    }
+
+    /// Calls `leaf(range)` for every leaf whose box overlaps `aabb` (boxes closed: touching
+    /// counts); `range` is a range of leaf-order positions. A query box with a NaN, or
+    /// inverted (e.g. `Aabb::EMPTY`), overlaps nothing. Stop early with
+    /// [`ControlFlow::Break`]. Allocates nothing. The same leaves as
+    /// [`Bvh::traverse_aabb`](crate::Bvh::traverse_aabb) on a tree with these leaf boxes, in
+    /// an unspecified order.
+    pub fn traverse_aabb<F>(&self, aabb: &Aabb, leaf: F)
+    where
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        if aabb.is_empty() {
+            return;
+        }
+        self.traverse_masked(|n| n.overlap_mask(aabb), leaf);
+    }
+
+    /// Generic traversal: descends into every slot whose box satisfies `node_pred` (sphere,
+    /// OBB or frustum tests) and calls `leaf(range)` for each leaf slot that does. The
+    /// predicate should be conservative (true whenever the box may hold something of
+    /// interest); it is called once per used slot reached, never for unused slots. Stop early
+    /// with [`ControlFlow::Break`]. Allocates nothing. Order unspecified.
+    pub fn traverse_with<P, F>(&self, mut node_pred: P, leaf: F)
+    where
+        P: FnMut(&Aabb) -> bool,
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        self.traverse_masked(
+            |n| {
+                let mut m = 0u32;
+                for i in 0..n.child_count() {
+                    m |= u32::from(node_pred(&n.child_aabb(i))) << i;
+                }
+                m
+            },
+            leaf,
+        );
+    }
+
+    /// Depth-first traversal visiting the slots in `mask(node)` (only used ones): each node's
+    /// leaves first, then its interior children. One stack entry per level (the node and its
+    /// interior slots still to visit), so a tree of depth at most `MAX_DEPTH` never spills.
+    #[inline(always)]
+    fn traverse_masked<M, F>(&self, mut mask: M, mut leaf: F)
+    where
+        M: FnMut(&WideNode<N>) -> u32,
+        F: FnMut(Range<usize>) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        if nodes.is_empty() {
+            return;
+        }
+        let mut stack: SmallVec<[(u32, u32); MAX_DEPTH]> = SmallVec::new();
+        let mut cur = 0usize;
+        loop {
+            let node = &nodes[cur];
+            let hit = mask(node);
+            let leaves = node.leaf_mask();
+            let mut bits = hit & leaves;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if leaf(node.slot_range(i)).is_break() {
+                    return;
+                }
+            }
+            let mut inner = hit & !leaves;
+            if inner == 0 {
+                // Resume the deepest node with interior slots left.
+                let Some((n, rest)) = stack.pop() else {
+                    return;
+                };
+                cur = n as usize;
+                inner = rest;
+            }
+            let i = inner.trailing_zeros() as usize;
+            let rest = inner & (inner - 1);
+            let parent = cur;
+            if rest != 0 {
+                stack.push((parent as u32, rest));
+            }
+            cur = nodes[parent].child[i] as usize;
+        }
+    }
+
+    /// Best-first traversal by a lower bound, for nearest-point and nearest-object queries:
+    /// the contract of [`Bvh::traverse_best_first`](crate::Bvh::traverse_best_first) over
+    /// the wide tree's slots.
+    ///
+    /// `node_dist(&aabb)` returns a lower bound of the distance from the query to anything in
+    /// the box (any monotone measure, e.g. squared distance). Leaves are visited in
+    /// increasing order of their bound; `leaf(range, &mut best)` may lower `best` (which
+    /// starts at `max_dist`), and slots whose bound exceeds `best` are pruned. Visiting stops
+    /// when the smallest pending bound exceeds `best`, or on [`ControlFlow::Break`]. A NaN
+    /// bound prunes its slot; a NaN `max_dist` visits nothing.
+    ///
+    /// Keeps up to 64 pending slots inline; a larger frontier allocates. Use
+    /// [`WideBvh::traverse_best_first_in`] with a reused [`WideBestFirstScratch`] to avoid
+    /// that.
+    pub fn traverse_best_first<D, F>(&self, max_dist: Real, node_dist: D, leaf: F)
+    where
+        D: FnMut(&Aabb) -> Real,
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let mut scratch = WideBestFirstScratch::new();
+        self.traverse_best_first_in(&mut scratch, max_dist, node_dist, leaf);
+    }
+
+    /// [`WideBvh::traverse_best_first`] with caller-owned scratch memory, so repeated queries
+    /// never allocate once the scratch has grown to the largest frontier seen.
+    pub fn traverse_best_first_in<D, F>(
+        &self,
+        scratch: &mut WideBestFirstScratch,
+        max_dist: Real,
+        mut node_dist: D,
+        mut leaf: F,
+    ) where
+        D: FnMut(&Aabb) -> Real,
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        let heap = &mut scratch.heap;
+        heap.clear();
+        let Some(root) = nodes.first() else {
+            return;
+        };
+        let mut best = max_dist;
+        let mut push_slots = |heap: &mut SmallVec<[Pending; 64]>, n: &WideNode<N>, best: Real| {
+            for i in 0..n.child_count() {
+                let d = node_dist(&n.child_aabb(i));
+                if d <= best {
+                    heap_push(heap, (d, n.child[i], n.count[i]));
+                }
+            }
+        };
+        push_slots(heap, root, best);
+        while let Some((d, child, count)) = heap_pop(heap) {
+            if !(d <= best) {
+                break;
+            }
+            if count > 0 {
+                let s = child as usize;
+                if leaf(s..s + count as usize, &mut best).is_break() {
+                    break;
+                }
+            } else {
+                push_slots(heap, &nodes[child as usize], best);
+            }
+        }
+        heap.clear();
+    }
+
+    /// Nearest-first traversal for the closest point to `p`: depth first, the slots of each
+    /// node in increasing order of a lower bound of their squared distance to `p`, pruning
+    /// every slot whose bound exceeds the best squared distance so far.
+    ///
+    /// `leaf(range, &mut best2)` may lower `best2` (which starts at `max_dist2`, a squared
+    /// distance; `f32::INFINITY` means no limit). A slot is visited when its bound is `<=`
+    /// `best2` at the time it is reached, so leaves at exactly the best distance are seen
+    /// (for tie-breaking). The bound is the f32 squared distance to the box scaled down by
+    /// `8 * f32::EPSILON` (relative), so rounding never makes it exceed the true squared
+    /// distance of a point in the box. A non-finite `p` or a NaN `max_dist2` visits
+    /// nothing. Stop early with [`ControlFlow::Break`]. Allocates nothing for trees of depth
+    /// up to `256 / (N - 1)`.
+    ///
+    /// For one query point this is cheaper than [`WideBvh::traverse_best_first`]: no heap,
+    /// and the 8 box distances of a node computed together.
+    pub fn traverse_nearest_first<F>(&self, p: &Point3<Real>, max_dist2: Real, mut leaf: F)
+    where
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes[..];
+        if nodes.is_empty() || max_dist2.is_nan() || !p.iter().all(|c| c.is_finite()) {
+            return;
+        }
+        let mut best2 = max_dist2;
+        let mut stack: SmallVec<[Pending; NEAR_STACK]> = SmallVec::new();
+        let mut cur = 0usize;
+        loop {
+            let node = &nodes[cur];
+            let d = node.dist2(p);
+            // The used slots within reach, sorted by bound (insertion sort; at most N).
+            let mut order = [0u8; N];
+            let mut k = 0usize;
+            for i in 0..node.child_count() {
+                if d[i] <= best2 {
+                    let mut j = k;
+                    while j > 0 && d[order[j - 1] as usize] > d[i] {
+                        order[j] = order[j - 1];
+                        j -= 1;
+                    }
+                    order[j] = i as u8;
+                    k += 1;
+                }
+            }
+            // Farthest first onto the stack, so the nearest is popped next.
+            for &i in order[..k].iter().rev() {
+                let i = i as usize;
+                stack.push((d[i], node.child[i], node.count[i]));
+            }
+            // Pop until an interior slot to descend into; leaves are visited on the way.
+            loop {
+                let Some((dist, child, count)) = stack.pop() else {
+                    return;
+                };
+                if !(dist <= best2) {
+                    continue;
+                }
+                if count == 0 {
+                    cur = child as usize;
+                    break;
+                }
+                let s = child as usize;
+                if leaf(s..s + count as usize, &mut best2).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Statistics of the tree as it is (no check; see [`WideBvh::validate`] for one): node,
+    /// leaf and primitive counts, the stored depth, mean used slots per node and node bytes.
+    /// O(nodes), allocates nothing.
+    #[must_use]
+    pub fn stats(&self) -> WideStats {
+        let (mut leaves, mut used) = (0usize, 0usize);
+        for n in &self.nodes {
+            leaves += n.leaf_mask().count_ones() as usize;
+            used += n.used_mask().count_ones() as usize;
+        }
+        WideStats {
+            node_count: self.nodes.len(),
+            leaf_count: leaves,
+            prim_count: self.prim_count,
+            depth: self.depth,
+            mean_children: if self.nodes.is_empty() {
+                0.0
+            } else {
+                used as f64 / self.nodes.len() as f64
+            },
+            memory_bytes: self.memory_bytes(),
+        }
+    }
+
+    /// The SAH cost with unit node-visit and intersection costs: 1 for the root, plus for
+    /// each interior slot `A(slot) / A(root)` (one node visit) and for each leaf slot
+    /// `A(slot) / A(root) * count`, A the surface area and the root's box
+    /// [`WideBvh::bounds`]. Comparable between wide trees of the same width over the same
+    /// primitives (not with a binary tree's cost); lower is better. 0 for an empty tree; when
+    /// the root's area is 0 every ratio counts as 1.
+    #[must_use]
+    pub fn sah_cost(&self) -> f64 {
+        if self.nodes.is_empty() {
+            return 0.0;
+        }
+        let area = |b: &Aabb| {
+            let e = b.max - b.min;
+            f64::from(e.x) * f64::from(e.y)
+                + f64::from(e.y) * f64::from(e.z)
+                + f64::from(e.z) * f64::from(e.x)
+        };
+        let root = area(&self.bounds());
+        let mut sum = 1.0;
+        for n in &self.nodes {
+            for i in 0..n.child_count() {
+                let ratio = if root > 0.0 {
+                    area(&n.child_aabb(i)) / root
+                } else {
+                    1.0
+                };
+                sum += ratio * f64::from(n.count[i].max(1));
+            }
+        }
+        sum
+    }
+}
