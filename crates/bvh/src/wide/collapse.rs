@@ -1,0 +1,287 @@
+//! Cost-optimal collapse of a binary BVH into a wide one, after Ylitie, Karras and Laine
+//! 2017 ("Efficient incoherent ray traversal on GPUs through compressed wide BVHs",
+//! section 4).
+//!
+//! A bottom-up dynamic program computes, for every binary node `n` and slot budget
+//! `i in 1..=N`, the least SAH cost of representing `n`'s subtree with at most `i` child
+//! slots of the wide parent:
+//!
+//! - one slot can be a leaf (a binary leaf, or a subtree of at most
+//!   [`CollapseConfig::max_leaf`] primitives whose leaf-order positions are contiguous,
+//!   which is free layout-wise), or an interior wide node whose own `N` slots are
+//!   distributed over `n`'s two children;
+//! - `i > 1` slots are distributed over the two children (`k` to the left, `i - k` to the
+//!   right), or fewer are used.
+//!
+//! The tree is then emitted top-down from the recorded decisions. Time and memory are O(binary
+//! node count x `N`^2) and O(binary node count x `N`); the emission recurses once per wide
+//! level, which is at most the binary depth.
+
+use super::{WideBvh, WideNode};
+use crate::{Bvh, Node};
+
+/// How [`WideBvh::from_bvh_with`] collapses a binary tree into a wide one: the SAH costs the
+/// dynamic program minimizes, and how large merged leaves may be.
+///
+/// The cost of a tree is the sum, over wide nodes, of `node_cost` times the node's box area,
+/// plus, over leaves, `prim_cost` times the primitive count times the leaf's box area. Only
+/// the ratio of the costs matters; non-finite or negative costs are replaced by the defaults.
+///
+/// Measured with the `compare` benchmark (8-wide `Mesh`, binary trees from
+/// `BuildConfig::balanced`, closest hit, thread CPU time): [`CollapseConfig::new`] is 0% to
+/// +12% faster than the former greedy collapse; [`CollapseConfig::merge_leaves`] +10% to +27%
+/// on the 1M-triangle meshes, about even on the small ones, with 7% to 16% fewer bytes per
+/// triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollapseConfig {
+    /// A binary subtree of at most this many primitives may become one leaf slot (binary
+    /// leaves always may, whatever their size). Default 0: merge nothing, the leaves are the
+    /// binary tree's (1 does the same); 8 in [`CollapseConfig::merge_leaves`].
+    pub max_leaf: u32,
+    /// SAH cost of visiting a wide node (testing its `N` boxes). Default 1.
+    pub node_cost: f32,
+    /// SAH cost of testing one primitive of a leaf. Default 0.3 (as
+    /// `BuildConfig::balanced`'s intersection cost; 0.2 to 0.4 measured alike).
+    pub prim_cost: f32,
+}
+
+impl CollapseConfig {
+    /// The defaults listed on each field (used by [`WideBvh::from_bvh`]): the binary tree's
+    /// leaves are kept; only which binary nodes become wide nodes is optimized.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            max_leaf: 0,
+            node_cost: 1.0,
+            prim_cost: 0.3,
+        }
+    }
+
+    /// The defaults, but subtrees of up to 8 primitives may merge into one leaf: fewer,
+    /// fuller nodes (6.4 to 6.8 of 8 slots used on the benchmark meshes) and the fastest
+    /// closest hit measured on 1M-triangle meshes. Leaf ranges then differ from the binary
+    /// tree's, and a leaf's primitives come in leaf order, not nearest first.
+    #[must_use]
+    pub const fn merge_leaves() -> Self {
+        Self {
+            max_leaf: 8,
+            ..Self::new()
+        }
+    }
+}
+
+impl Default for CollapseConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn cost_or(c: f32, default: f32) -> f32 {
+    if c.is_finite() && c >= 0.0 {
+        c
+    } else {
+        default
+    }
+}
+
+/// Decision for one (node, budget) pair: `(0, 0)` one leaf slot, `(0, 1)` one interior slot,
+/// `(k, j)` `k` slots for the left child and `j` for the right.
+type How = (u8, u8);
+const LEAF: How = (0, 0);
+const INTERIOR: How = (0, 1);
+
+/// The dynamic program's result, per binary node.
+struct Plan<const N: usize> {
+    /// `how[n][i - 1]`: the best way to represent `n` with at most `i` slots.
+    how: Vec<[How; N]>,
+    /// Slots for the left child when `n` becomes a wide node (the right gets `N - split`).
+    split: Vec<u8>,
+    /// First leaf-order position of the subtree (meaningful where it may be a leaf).
+    start: Vec<u32>,
+    /// Primitives in the subtree, saturated at `u32::MAX`.
+    count: Vec<u32>,
+}
+
+/// Collapses `bvh` with `config` (see the module docs); a `bvh` of one leaf gives a root with
+/// one leaf slot, an empty one an empty tree.
+pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> WideBvh<N> {
+    let bn = bvh.nodes();
+    if bn.is_empty() {
+        return WideBvh::default();
+    }
+    let plan = plan::<N>(bn, config);
+    // About (leaves - 1) / (N - 1) nodes; merged leaves make it fewer.
+    let mut nodes = Vec::with_capacity(bn.len() / (2 * (N - 1)) + 1);
+    nodes.push(WideNode::EMPTY);
+    let mut depth = 0;
+    emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
+    WideBvh {
+        nodes,
+        prim_count: bvh.len(),
+        depth,
+    }
+}
+
+fn plan<const N: usize>(bn: &[Node], config: &CollapseConfig) -> Plan<N> {
+    let defaults = CollapseConfig::new();
+    let node_cost = cost_or(config.node_cost, defaults.node_cost);
+    let prim_cost = cost_or(config.prim_cost, defaults.prim_cost);
+    let max_leaf = u64::from(config.max_leaf.max(1));
+    // Areas relative to the root's (in f64, so huge boxes do not overflow); with a flat root
+    // every node weighs 1, which still counts node visits and primitive tests.
+    let root_area = f64::from(bn[0].half_area());
+    let scale = if root_area.is_finite() && root_area > 0.0 {
+        1.0 / root_area
+    } else {
+        0.0
+    };
+    let area = |n: &Node| -> f32 {
+        if scale > 0.0 {
+            (f64::from(n.half_area()) * scale) as f32
+        } else {
+            1.0
+        }
+    };
+
+    let len = bn.len();
+    let mut cost = vec![[0.0f32; N]; len];
+    let mut plan = Plan::<N> {
+        how: vec![[LEAF; N]; len],
+        split: vec![1; len],
+        start: vec![0; len],
+        count: vec![0; len],
+    };
+    // Leaf-order end of each subtree, to tell contiguous ones.
+    let mut end = vec![0u64; len];
+    // Children come after their parents, so a reverse pass sees them first.
+    for n in (0..len).rev() {
+        let node = &bn[n];
+        let a = area(node);
+        let Some(l) = node.first_child() else {
+            // A binary leaf: one leaf slot, whatever the budget.
+            let s = u64::from(node.index);
+            plan.start[n] = node.index;
+            plan.count[n] = node.count;
+            end[n] = s + u64::from(node.count);
+            cost[n] = [a * node.count as f32 * prim_cost; N];
+            plan.how[n] = [LEAF; N];
+            continue;
+        };
+        let r = l + 1;
+        let s = plan.start[l].min(plan.start[r]);
+        let e = end[l].max(end[r]);
+        let cnt = u64::from(plan.count[l]) + u64::from(plan.count[r]);
+        plan.start[n] = s;
+        end[n] = e;
+        plan.count[n] = u32::try_from(cnt).unwrap_or(u32::MAX);
+        // Disjoint leaves: `cnt` positions within `s..e` are all of them when the sizes match.
+        let leafable = cnt <= max_leaf && e - u64::from(s) == cnt;
+
+        // dist[i - 1]: the best split of exactly up to `i` slots over the two children.
+        let mut dist = [f32::INFINITY; N];
+        let mut dist_k = [1u8; N];
+        for i in 2..=N {
+            let mut best = cost[l][0] + cost[r][i - 2];
+            let mut best_k = 1;
+            for k in 2..i {
+                let c = cost[l][k - 1] + cost[r][i - k - 1];
+                if c < best {
+                    best = c;
+                    best_k = k;
+                }
+            }
+            dist[i - 1] = best;
+            dist_k[i - 1] = best_k as u8;
+        }
+        plan.split[n] = dist_k[N - 1];
+        let interior = a * node_cost + dist[N - 1];
+        let leaf = a * cnt as f32 * prim_cost;
+        let (c1, h1) = if leafable && leaf <= interior {
+            (leaf, LEAF)
+        } else {
+            (interior, INTERIOR)
+        };
+        let (c, h) = (&mut cost[n], &mut plan.how[n]);
+        c[0] = c1;
+        h[0] = h1;
+        for i in 2..=N {
+            // On a tie, use more slots: fuller, shallower nodes.
+            if dist[i - 1] <= c[i - 2] {
+                c[i - 1] = dist[i - 1];
+                h[i - 1] = (dist_k[i - 1], (i - dist_k[i - 1] as usize) as u8);
+            } else {
+                c[i - 1] = c[i - 2];
+                h[i - 1] = h[i - 2];
+            }
+        }
+    }
+    plan
+}
+
+/// Fills the reserved node `out[idx]` from binary node `b` and the plan, then its
+/// descendants. The interior children of a node are stored side by side (one block, appended
+/// when the node is filled), so a node's children share cache lines and pages.
+fn emit<const N: usize>(
+    bn: &[Node],
+    plan: &Plan<N>,
+    b: usize,
+    idx: usize,
+    out: &mut Vec<WideNode<N>>,
+    level: usize,
+    depth: &mut usize,
+) {
+    *depth = (*depth).max(level);
+    // (binary node, is a leaf slot), left to right.
+    let mut slots = [(0usize, false); N];
+    let mut len = 0;
+    if bn[b].is_leaf() {
+        slots[0] = (b, true);
+        len = 1;
+    } else {
+        // Pending (node, budget) pairs; budgets are at least 1 and sum to at most N.
+        let mut stack = [(0usize, 0usize); N];
+        let l = bn[b].index as usize;
+        let k = plan.split[b] as usize;
+        stack[0] = (l + 1, N - k);
+        stack[1] = (l, k);
+        let mut top = 2;
+        while top > 0 {
+            top -= 1;
+            let (m, i) = stack[top];
+            match plan.how[m][i - 1] {
+                LEAF => {
+                    slots[len] = (m, true);
+                    len += 1;
+                }
+                INTERIOR => {
+                    slots[len] = (m, false);
+                    len += 1;
+                }
+                (kl, kr) => {
+                    let c = bn[m].index as usize;
+                    stack[top] = (c + 1, kr as usize);
+                    stack[top + 1] = (c, kl as usize);
+                    top += 2;
+                }
+            }
+        }
+    }
+    let slots = &slots[..len];
+    let first = out.len();
+    let mut node = WideNode::<N>::EMPTY;
+    let mut next = first;
+    for (i, &(s, leaf)) in slots.iter().enumerate() {
+        if leaf {
+            node.set(i, &bn[s], plan.start[s], plan.count[s]);
+        } else {
+            node.set(i, &bn[s], next as u32, 0);
+            next += 1;
+        }
+    }
+    out[idx] = node;
+    out.resize(next, WideNode::EMPTY);
+    let interior = slots.iter().filter(|&&(_, leaf)| !leaf);
+    for (k, &(s, _)) in interior.enumerate() {
+        emit(bn, plan, s, first + k, out, level + 1, depth);
+    }
+}
