@@ -118,6 +118,7 @@ impl<const N: usize> WideNode<N> {
     /// Bit `i` set for each slot whose box overlaps `q` (closed boxes). Unused slots hold an
     /// inverted box, but a query reaching infinity could still pass, so they are masked out.
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // one lane `i` across six SoA rows
     fn overlap_mask(&self, q: &Aabb) -> u32 {
         let b = &self.bounds;
         let mut m = 0u32;

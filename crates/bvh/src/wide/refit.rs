@@ -58,14 +58,15 @@ fn box_ok(b: &Aabb) -> bool {
     (0..3).all(|a| b.min[a].is_finite() && b.max[a].is_finite() && b.min[a] <= b.max[a])
 }
 
-/// The union of `boxes`; `Aabb::EMPTY` when there are none.
+/// The union of `boxes` (checked finite); `Aabb::EMPTY` when there are none. Plain
+/// comparisons rather than `f32::min` (no NaN to handle): single min/max instructions.
 #[inline(always)]
 fn union_of<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> Aabb {
     let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
     for b in boxes {
         for a in 0..3 {
-            lo[a] = lo[a].min(b.min[a]);
-            hi[a] = hi[a].max(b.max[a]);
+            lo[a] = if b.min[a] < lo[a] { b.min[a] } else { lo[a] };
+            hi[a] = if b.max[a] > hi[a] { b.max[a] } else { hi[a] };
         }
     }
     Aabb::new(lo.into(), hi.into())
@@ -114,14 +115,14 @@ impl<const N: usize> WideNode<N> {
     }
 
     /// The union of the used slots' boxes (unused slots hold `+inf .. -inf`, which min/max
-    /// ignore).
+    /// ignore; slot boxes are finite, so plain comparisons do).
     #[inline(always)]
     fn union_all(&self) -> ([f32; 3], [f32; 3]) {
         let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for a in 0..3 {
             for (&l, &h) in self.bounds[a].iter().zip(&self.bounds[3 + a]) {
-                lo[a] = lo[a].min(l);
-                hi[a] = hi[a].max(h);
+                lo[a] = if l < lo[a] { l } else { lo[a] };
+                hi[a] = if h > hi[a] { h } else { hi[a] };
             }
         }
         (lo, hi)
