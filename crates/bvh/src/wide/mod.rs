@@ -60,7 +60,6 @@ use crate::{Bvh, Node};
 mod collapse;
 mod query;
 mod refit;
-#[cfg(target_arch = "x86_64")]
 mod simd;
 mod traverse;
 mod triangle;
