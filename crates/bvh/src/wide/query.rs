@@ -16,16 +16,13 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::{Aabb, Point3, Real};
 use smallvec::SmallVec;
 
+use super::simd::Stack;
 use super::{WideBvh, WideNode, WideStats, EMPTY_SLOT};
 use crate::MAX_DEPTH;
 
 /// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
 /// so that it stays a lower bound of the exact squared distance of every point in the box.
 const DIST2_SCALE: Real = 1.0 - 8.0 * Real::EPSILON;
-
-/// Inline capacity of the nearest-first stack: a node pushes at most `N` entries and pops
-/// one, so trees of depth up to `256 / (N - 1)` (36 levels for [`super::Bvh8`]) never spill.
-const NEAR_STACK: usize = 256;
 
 /// One pending slot: its bound, and its `child`/`count` pair.
 type Pending = (Real, u32, u32);
@@ -138,12 +135,15 @@ impl<const N: usize> WideNode<N> {
     /// for unused slots.
     #[inline(always)]
     fn dist2(&self, p: &Point3<Real>) -> [Real; N] {
+        // Compare-and-select rather than `f32::max` (no NaN here: finite point, finite or
+        // +-inf bounds), so the lanes vectorize to plain max instructions.
+        let max = |a: Real, b: Real| if a > b { a } else { b };
         let b = &self.bounds;
         let mut d = [0.0; N];
         for (i, d) in d.iter_mut().enumerate() {
-            let dx = (b[0][i] - p.x).max(p.x - b[3][i]).max(0.0);
-            let dy = (b[1][i] - p.y).max(p.y - b[4][i]).max(0.0);
-            let dz = (b[2][i] - p.z).max(p.z - b[5][i]).max(0.0);
+            let dx = max(max(b[0][i] - p.x, p.x - b[3][i]), 0.0);
+            let dy = max(max(b[1][i] - p.y, p.y - b[4][i]), 0.0);
+            let dz = max(max(b[2][i] - p.z, p.z - b[5][i]), 0.0);
             *d = (dx * dx + dy * dy + dz * dz) * DIST2_SCALE;
         }
         d
@@ -311,9 +311,10 @@ impl<const N: usize> WideBvh<N> {
         heap.clear();
     }
 
-    /// Nearest-first traversal for the closest point to `p`: depth first, the slots of each
-    /// node in increasing order of a lower bound of their squared distance to `p`, pruning
-    /// every slot whose bound exceeds the best squared distance so far.
+    /// Nearest-first traversal for the closest point to `p`: depth first, into the slot of
+    /// each node with the smallest lower bound of its squared distance to `p` first (its
+    /// other slots later, in no set order), pruning every slot whose bound exceeds the best
+    /// squared distance so far.
     ///
     /// `leaf(range, &mut best2)` may lower `best2` (which starts at `max_dist2`, a squared
     /// distance; `f32::INFINITY` means no limit). A slot is visited when its bound is `<=`
@@ -321,43 +322,60 @@ impl<const N: usize> WideBvh<N> {
     /// (for tie-breaking). The bound is the f32 squared distance to the box scaled down by
     /// `8 * f32::EPSILON` (relative), so rounding never makes it exceed the true squared
     /// distance of a point in the box. A non-finite `p` or a NaN `max_dist2` visits
-    /// nothing. Stop early with [`ControlFlow::Break`]. Allocates nothing for trees of depth
-    /// up to `256 / (N - 1)`.
+    /// nothing. Stop early with [`ControlFlow::Break`]. Allocates nothing (a fixed stack).
     ///
     /// For one query point this is cheaper than [`WideBvh::traverse_best_first`]: no heap,
-    /// and the 8 box distances of a node computed together.
-    pub fn traverse_nearest_first<F>(&self, p: &Point3<Real>, max_dist2: Real, mut leaf: F)
+    /// the box distances of a node's slots computed together, and no sort (only the nearest
+    /// slot is picked; on the soup and terrain meshes that beat sorting all slots by 20%).
+    pub fn traverse_nearest_first<F>(&self, p: &Point3<Real>, max_dist2: Real, leaf: F)
+    where
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        if self.nodes.is_empty() || max_dist2.is_nan() || !p.iter().all(|c| c.is_finite()) {
+            return;
+        }
+        // A node pushes at most N slots and pops one, so the stack never holds more than
+        // depth * (N - 1) + 1 <= MAX_DEPTH * (N - 1) + 1 entries (wide depth <= binary depth).
+        if N <= 8 {
+            self.nearest_first_in::<F, { 7 * MAX_DEPTH + 1 }>(p, max_dist2, leaf);
+        } else {
+            self.nearest_first_in::<F, { 31 * MAX_DEPTH + 1 }>(p, max_dist2, leaf);
+        }
+    }
+
+    #[inline(always)]
+    fn nearest_first_in<F, const CAP: usize>(&self, p: &Point3<Real>, max_dist2: Real, mut leaf: F)
     where
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
         let nodes = &self.nodes[..];
-        if nodes.is_empty() || max_dist2.is_nan() || !p.iter().all(|c| c.is_finite()) {
-            return;
-        }
         let mut best2 = max_dist2;
-        let mut stack: SmallVec<[Pending; NEAR_STACK]> = SmallVec::new();
+        let mut stack: Stack<Pending, CAP> = Stack::new();
         let mut cur = 0usize;
         loop {
             let node = &nodes[cur];
             let d = node.dist2(p);
-            // The used slots within reach, sorted by bound (insertion sort; at most N).
-            let mut order = [0u8; N];
-            let mut k = 0usize;
-            for i in 0..node.child_count() {
+            // The used slots within reach go on the stack, the nearest last (popped next).
+            let mut within = node.used_mask();
+            let mut near = usize::MAX;
+            let mut dn = Real::INFINITY;
+            while within != 0 {
+                let i = within.trailing_zeros() as usize;
+                within &= within - 1;
                 if d[i] <= best2 {
-                    let mut j = k;
-                    while j > 0 && d[order[j - 1] as usize] > d[i] {
-                        order[j] = order[j - 1];
-                        j -= 1;
+                    if near == usize::MAX || d[i] < dn {
+                        if near != usize::MAX {
+                            stack.push((dn, node.child[near], node.count[near]));
+                        }
+                        near = i;
+                        dn = d[i];
+                    } else {
+                        stack.push((d[i], node.child[i], node.count[i]));
                     }
-                    order[j] = i as u8;
-                    k += 1;
                 }
             }
-            // Farthest first onto the stack, so the nearest is popped next.
-            for &i in order[..k].iter().rev() {
-                let i = i as usize;
-                stack.push((d[i], node.child[i], node.count[i]));
+            if near != usize::MAX {
+                stack.push((dn, node.child[near], node.count[near]));
             }
             // Pop until an interior slot to descend into; leaves are visited on the way.
             loop {
