@@ -200,7 +200,7 @@ impl<const N: usize> WideBvh<N> {
 
     /// Depth-first traversal visiting the slots in `mask(node)` (only used ones): each node's
     /// leaves first, then its interior children. One stack entry per level (the node and its
-    /// interior slots still to visit), so a tree of depth at most `MAX_DEPTH` never spills.
+    /// interior slots still to visit), in a fixed stack.
     #[inline(always)]
     fn traverse_masked<M, F>(&self, mut mask: M, mut leaf: F)
     where
@@ -211,7 +211,8 @@ impl<const N: usize> WideBvh<N> {
         if nodes.is_empty() {
             return;
         }
-        let mut stack: SmallVec<[(u32, u32); MAX_DEPTH]> = SmallVec::new();
+        // Depth <= MAX_DEPTH (wide depth <= binary depth), so at most MAX_DEPTH - 1 entries.
+        let mut stack: Stack<(u32, u32), MAX_DEPTH> = Stack::new();
         let mut cur = 0usize;
         loop {
             let node = &nodes[cur];
