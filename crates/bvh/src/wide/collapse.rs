@@ -27,11 +27,11 @@ use crate::{Bvh, Node};
 /// plus, over leaves, `prim_cost` times the primitive count times the leaf's box area. Only
 /// the ratio of the costs matters; non-finite or negative costs are replaced by the defaults.
 ///
-/// Measured with the `compare` benchmark (8-wide `Mesh`, binary trees from
-/// `BuildConfig::balanced`, closest hit, thread CPU time): [`CollapseConfig::new`] is 0% to
-/// +12% faster than the former greedy collapse; [`CollapseConfig::merge_leaves`] +10% to +27%
-/// on the 1M-triangle meshes, about even on the small ones, with 7% to 16% fewer bytes per
-/// triangle.
+/// Measured with the `compare` benchmark (8-wide `Mesh` on `BuildConfig::balanced` trees,
+/// best of 6 alternating runs): [`CollapseConfig::new`] gives +8% to +15% closest-hit
+/// throughput over the former greedy collapse on the 1M-triangle meshes, about even on the
+/// small ones, with 4% to 16% fewer bytes per triangle; [`CollapseConfig::merge_leaves`] is
+/// about as fast again with 1 to 3 fewer bytes per triangle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CollapseConfig {
     /// A binary subtree of at most this many primitives may become one leaf slot (binary
@@ -58,9 +58,10 @@ impl CollapseConfig {
     }
 
     /// The defaults, but subtrees of up to 8 primitives may merge into one leaf: fewer,
-    /// fuller nodes (6.4 to 6.8 of 8 slots used on the benchmark meshes) and the fastest
-    /// closest hit measured on 1M-triangle meshes. Leaf ranges then differ from the binary
-    /// tree's, and a leaf's primitives come in leaf order, not nearest first.
+    /// fuller nodes (6.4 to 6.8 of 8 slots used on the benchmark meshes instead of 6.0 to
+    /// 6.2), the smallest trees, about the speed of [`CollapseConfig::new`]. Leaf ranges then
+    /// differ from the binary tree's, and a leaf's primitives come in leaf order, not nearest
+    /// first.
     #[must_use]
     pub const fn merge_leaves() -> Self {
         Self {
