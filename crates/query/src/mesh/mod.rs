@@ -2,7 +2,9 @@
 //!
 //! The mesh is built with a binary SAH [`Bvh`], collapsed to an 8-wide tree ([`Bvh8`]) that
 //! serves every query (rays, nearest point, overlaps) and every refit; the binary tree is
-//! dropped after the build. The triangles are stored in the tree's leaf order, three
+//! dropped after the build. The collapse merges binary subtrees of up to 8 triangles into one
+//! leaf ([`CollapseConfig::merge_leaves`]): fewer, fuller nodes, so fewer bytes per triangle
+//! and faster closest hits on large meshes, with nearest-point queries as fast. The triangles are stored in the tree's leaf order, three
 //! vertices each (36 bytes), so a leaf's triangles are contiguous and the kernels read them
 //! directly; [`Mesh::prim_indices`] maps each leaf slot back to the original triangle index.
 
@@ -15,7 +17,7 @@ mod overlap;
 mod ray;
 
 use rayon::prelude::*;
-use raypick_bvh::wide::Bvh8;
+use raypick_bvh::wide::{Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
@@ -194,7 +196,7 @@ impl Mesh {
             .collect();
         let bvh = Bvh::build(&boxes, config)?;
         drop(boxes);
-        let wide = Bvh8::from_bvh(&bvh);
+        let wide = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
         let prims = bvh.prim_indices().to_vec();
         drop(bvh);
         let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
