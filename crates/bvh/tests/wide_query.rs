@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::ops::{ControlFlow, Range};
 
@@ -13,6 +15,40 @@ use common::*;
 use raypick_bvh::wide::{Bvh4, Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
 use raypick_bvh::Bvh;
 use raypick_primitives::{Aabb, Point3, Vector3};
+
+/// Counts this thread's allocations, to check the "allocates nothing" claims.
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls on this thread.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.with(|a| a.set(a.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.with(|a| a.set(a.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.with(Cell::get);
+    f();
+    ALLOCS.with(Cell::get) - before
+}
 
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
     (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k])
@@ -535,4 +571,56 @@ fn refit_rejects_bad_input_and_keeps_the_tree() {
     let mut e = Bvh8::default();
     e.refit(&[], &[]).unwrap();
     assert!(e.refit_leaf_order(&boxes[..1]).is_err());
+}
+
+#[test]
+fn queries_and_sequential_refits_do_not_allocate() {
+    let mut rng = Rng::new(41);
+    // Below the parallel threshold: rayon's pool would allocate on first use.
+    let boxes = random_boxes(&mut rng, 20_000, 10.0, 0.3);
+    let bvh = Bvh::build(&boxes, &Default::default()).unwrap();
+    let prims = bvh.prim_indices();
+    let mut wide = Bvh8::from_bvh(&bvh);
+    let leaf_order: Vec<Aabb> = prims.iter().map(|&p| boxes[p as usize]).collect();
+    let mut scratch = WideBestFirstScratch::new();
+    let points: Vec<_> = (0..100).map(|_| query_point(&mut rng)).collect();
+    let queries: Vec<_> = (0..100).map(|_| query_box(&mut rng)).collect();
+    // Let the scratch grow to its largest frontier first.
+    let d = |p: Point3<f32>| move |b: &Aabb| dist2(&p, b) as f32;
+    for p in &points {
+        wide.traverse_best_first_in(&mut scratch, f32::INFINITY, d(*p), |_, _| {
+            ControlFlow::Continue(())
+        });
+    }
+    let mut visits = 0usize;
+    let n = allocations(|| {
+        for (p, q) in points.iter().zip(&queries) {
+            wide.traverse_aabb(q, |r| {
+                visits += r.len();
+                ControlFlow::Continue(())
+            });
+            wide.traverse_with(
+                |b| overlaps(b, q),
+                |r| {
+                    visits += r.len();
+                    ControlFlow::Continue(())
+                },
+            );
+            wide.traverse_nearest_first(p, f32::INFINITY, |r, best| {
+                visits += r.len();
+                *best = best.min(1.0);
+                ControlFlow::Continue(())
+            });
+            wide.traverse_best_first_in(&mut scratch, f32::INFINITY, d(*p), |r, best| {
+                visits += r.len();
+                *best = best.min(1.0);
+                ControlFlow::Continue(())
+            });
+        }
+        wide.refit(prims, &boxes).unwrap();
+        wide.refit_leaf_order(&leaf_order).unwrap();
+        wide.refit_with(|r| union(&boxes, prims, r)).unwrap();
+    });
+    assert_eq!(n, 0, "allocations");
+    assert!(visits > 0);
 }
