@@ -279,3 +279,51 @@ fn update_positions_then_oracle_again() {
         snapshot.closest_hit(&ray, &RayQuery::default())
     );
 }
+
+#[test]
+fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
+    // 2 * 129^2 = 33,282 triangles: above the 32,768 from which the vertex fill and the refit
+    // run with rayon.
+    let m0 = grid(130, 0.2);
+    assert!(m0.triangles.len() >= 32_768);
+    let mut mesh = m0.mesh();
+    let mut m = m0.clone();
+    m.name = "grid 130 moved".into();
+    let mut rng = Rng::new(77);
+    for p in m.positions.iter_mut() {
+        *p = Point3::new(p.x * 1.1, p.y + 0.3 * p.x.sin(), p.z * 2.0) + rng.unit() * 0.01;
+    }
+    // Zero-area triangles: a few vertices moved onto their neighbour.
+    for v in [5, 777, 4_000, 12_345] {
+        m.positions[v] = m.positions[v + 1];
+    }
+    mesh.update_positions(&m.positions).unwrap();
+    for (&orig, corners) in mesh.prim_indices().iter().zip(mesh.leaf_triangles()) {
+        assert_eq!(*corners, m.tri(orig as usize));
+    }
+    let prims = mesh.prim_indices();
+    for node in mesh.wide_bvh().nodes() {
+        for slot in 0..8 {
+            if let WideChild::Leaf(r) = node.child(slot) {
+                let tight = prims[r].iter().fold(Aabb::EMPTY, |b, &t| {
+                    b.union(&triangle(&m, t as usize).aabb())
+                });
+                assert_eq!(node.child_aabb(slot), tight);
+            }
+        }
+    }
+    mesh.wide_bvh().validate().unwrap();
+    // The same answers as a mesh built over the moved vertices (degenerate flags included).
+    let fresh = m.mesh();
+    let q = RayQuery::default();
+    let b = m.bounds();
+    for ray in random_rays(&b, 300, 80)
+        .iter()
+        .chain(&camera_rays(&b, 300, 81))
+    {
+        assert_eq!(mesh.closest_hit(ray, &q), fresh.closest_hit(ray, &q));
+        assert_eq!(mesh.any_hit(ray, &q), fresh.any_hit(ray, &q));
+    }
+    check_nearest(&m, &mesh, 60, 82);
+    check_overlaps(&m, &mesh, 5, 83);
+}
