@@ -217,6 +217,31 @@ pub(crate) fn traverse_with_kernel<
                     };
                     continue;
                 }
+                let rest = mask & (mask - 1);
+                if rest & (rest - 1) == 0 {
+                    // Two entered (the common case): visit the nearer now, the later slot on
+                    // a tie or when unordered, as the general loop below would.
+                    let (i, j) = (mask.trailing_zeros() as usize, rest.trailing_zeros() as usize);
+                    let a = Item {
+                        t: dist[i],
+                        child: node.child[i],
+                        count: node.count[i],
+                    };
+                    let b = Item {
+                        t: dist[j],
+                        child: node.child[j],
+                        count: node.count[j],
+                    };
+                    let (first, second) = if ORDERED && a.t < b.t { (a, b) } else { (b, a) };
+                    if second.count == 0 {
+                        if let Some(n) = nodes.get(second.child as usize) {
+                            prefetch(n);
+                        }
+                    }
+                    stack.push(second);
+                    item = first;
+                    continue;
+                }
                 // Push the entered slots sorted so that the nearest ends on top.
                 let base = stack.len();
                 let mut bits = mask;
