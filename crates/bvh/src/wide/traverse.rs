@@ -221,7 +221,10 @@ pub(crate) fn traverse_with_kernel<
                 if rest & (rest - 1) == 0 {
                     // Two entered (the common case): visit the nearer now, the later slot on
                     // a tie or when unordered, as the general loop below would.
-                    let (i, j) = (mask.trailing_zeros() as usize, rest.trailing_zeros() as usize);
+                    let (i, j) = (
+                        mask.trailing_zeros() as usize,
+                        rest.trailing_zeros() as usize,
+                    );
                     let a = Item {
                         t: dist[i],
                         child: node.child[i],
