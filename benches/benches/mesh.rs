@@ -9,7 +9,8 @@
 //!
 //! `mesh_update_positions` times [`Mesh::update_positions`] (vertex copy, triangle boxes and
 //! the refit) on `RAYPICK_BENCH_UPDATE_WORKLOADS` (default `sphere_1m,terrain_1m`), moving
-//! every vertex back and forth; it also prints each mesh's bytes per triangle. Run it alone
+//! every vertex back and forth, and the 8-wide tree's refit alone (`WideBvh::refit` by
+//! original index, `refit_leaf_order`); it also prints each mesh's bytes per triangle. Run it alone
 //! with `cargo bench -p raypick-benches --bench mesh -- update`, and with
 //! `RAYON_NUM_THREADS=1` for the single-thread figure.
 
@@ -20,7 +21,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use parry3d::query::PointQuery;
 use parry3d::shape::TriMesh;
 use raypick_benches::{parse_list, rng::SplitMix64, BenchRay, MeshData, RaySet, Workload};
-use raypick_primitives::{Point3, Ray, Sphere};
+use raypick_primitives::{Aabb, Point3, Ray, Sphere, Triangle};
 use raypick_query::{Hit, Mesh, RayQuery};
 
 /// Cycles through `items` one chunk per call.
@@ -206,6 +207,26 @@ fn mesh_update(c: &mut Criterion) {
                 k += 1;
                 mesh.update_positions(black_box(sets[k % 2]))
                     .expect("update");
+            });
+        });
+        // The tree refit alone, from triangle boxes by original index (the generic API) and
+        // in leaf order (no indirection).
+        let mut wide = mesh.wide_bvh().clone();
+        let prims = mesh.prim_indices().to_vec();
+        let boxes: Vec<Aabb> = (0..data.triangles.len())
+            .map(|t| {
+                let [a, b, c] = data.triangles[t].map(|v| moved[v as usize]);
+                Triangle::new(a, b, c).aabb()
+            })
+            .collect();
+        let leaf_order: Vec<Aabb> = prims.iter().map(|&p| boxes[p as usize]).collect();
+        g.bench_function(BenchmarkId::new("wide_refit", w.name()), |b| {
+            b.iter(|| wide.refit(&prims, black_box(&boxes)).expect("refit"));
+        });
+        g.bench_function(BenchmarkId::new("wide_refit_leaf_order", w.name()), |b| {
+            b.iter(|| {
+                wide.refit_leaf_order(black_box(&leaf_order))
+                    .expect("refit")
             });
         });
         g.finish();

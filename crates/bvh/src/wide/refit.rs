@@ -53,9 +53,15 @@ pub enum WideRefitError {
     },
 }
 
+/// True when the box is finite with `min <= max` on every axis. Non-short-circuit `&`:
+/// branch-free, so the check of a whole slice vectorizes.
 #[inline(always)]
 fn box_ok(b: &Aabb) -> bool {
-    (0..3).all(|a| b.min[a].is_finite() && b.max[a].is_finite() && b.min[a] <= b.max[a])
+    let mut ok = true;
+    for a in 0..3 {
+        ok &= b.min[a].is_finite() & b.max[a].is_finite() & (b.min[a] <= b.max[a]);
+    }
+    ok
 }
 
 /// The union of `boxes` (checked finite); `Aabb::EMPTY` when there are none. Plain
@@ -72,10 +78,17 @@ fn union_of<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> Aabb {
     Aabb::new(lo.into(), hi.into())
 }
 
-/// The first index whose box fails [`box_ok`], in parallel for long slices.
+/// The first index whose box fails [`box_ok`]: a branch-free pass over blocks (in parallel
+/// for long slices), then a search for the index only when some block failed.
 fn first_bad_box(boxes: &[Aabb]) -> Option<usize> {
-    if boxes.len() >= PARALLEL_THRESHOLD {
-        boxes.par_iter().position_first(|b| !box_ok(b))
+    let block_ok = |c: &[Aabb]| c.iter().fold(true, |ok, b| ok & box_ok(b));
+    let all_ok = if boxes.len() >= PARALLEL_THRESHOLD {
+        boxes.par_chunks(4096).all(block_ok)
+    } else {
+        boxes.chunks(4096).all(block_ok)
+    };
+    if all_ok {
+        None
     } else {
         boxes.iter().position(|b| !box_ok(b))
     }
@@ -155,11 +168,15 @@ impl<const N: usize> WideBvh<N> {
         if let Some(index) = first_bad_box(boxes) {
             return Err(WideRefitError::BadBox { index });
         }
-        if let Some(position) = prim_indices.iter().position(|&p| p as usize >= boxes.len()) {
-            return Err(WideRefitError::IndexOutOfRange {
-                position,
-                index: prim_indices[position] as usize,
-            });
+        // The largest index first (vectorizes); the position only when it is out of range.
+        let largest = prim_indices.iter().fold(0u32, |m, &p| m.max(p));
+        if largest as usize >= boxes.len() {
+            if let Some(position) = prim_indices.iter().position(|&p| p as usize >= boxes.len()) {
+                return Err(WideRefitError::IndexOutOfRange {
+                    position,
+                    index: prim_indices[position] as usize,
+                });
+            }
         }
         self.refit_with(|r| union_of(prim_indices[r].iter().map(|&p| &boxes[p as usize])))
     }
