@@ -80,11 +80,13 @@ impl RayKernel {
         let mut u = cx * by - cy * bx;
         let mut v = ax * cy - ay * cx;
         let mut w = bx * ay - by * ax;
-        if u == 0.0 || v == 0.0 || w == 0.0 {
+        // `|` and `&` rather than `||` and `&&` (as in the primitives' test): no
+        // data-dependent branches for random rays to mispredict.
+        if (u == 0.0) | (v == 0.0) | (w == 0.0) {
             // Exact sign on the edge: f32 products are exact in f64.
             (u, v, w) = edge_functions_f64(ax, ay, bx, by, cx, cy);
         }
-        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+        if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
             return None;
         }
         let det = u + v + w;
@@ -98,13 +100,9 @@ impl RayKernel {
         let bz = sz * b_[KZ];
         let cz = sz * c_[KZ];
         let t_scaled = u * az + v * bz + w * cz;
-        let in_range = if det > 0.0 {
-            t_scaled >= t_min * det && t_scaled <= t_max * det
-        } else if det < 0.0 {
-            t_scaled <= t_min * det && t_scaled >= t_max * det
-        } else {
-            false
-        };
+        let (lo, hi) = (t_min * det, t_max * det);
+        let in_range = ((det > 0.0) & (t_scaled >= lo) & (t_scaled <= hi))
+            | ((det < 0.0) & (t_scaled <= lo) & (t_scaled >= hi));
         if !in_range {
             return None;
         }

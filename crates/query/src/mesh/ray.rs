@@ -237,19 +237,20 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> bool {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     let mut found = false;
-    mesh.wide.traverse_ray_unordered(ray, t_min, t_max, |range, _| {
-        let start = range.start;
-        for (i, tri) in mesh.tris[range].iter().enumerate() {
-            if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
-                .is_some()
-                && !mesh.is_degenerate_at(start + i)
-            {
-                found = true;
-                return ControlFlow::Break(());
+    mesh.wide
+        .traverse_ray_unordered(ray, t_min, t_max, |range, _| {
+            let start = range.start;
+            for (i, tri) in mesh.tris[range].iter().enumerate() {
+                if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
+                    .is_some()
+                    && !mesh.is_degenerate_at(start + i)
+                {
+                    found = true;
+                    return ControlFlow::Break(());
+                }
             }
-        }
-        ControlFlow::Continue(())
-    });
+            ControlFlow::Continue(())
+        });
     found
 }
 
