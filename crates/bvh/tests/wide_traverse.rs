@@ -4,7 +4,7 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{Bvh4, Bvh8, SimdPath, WideBvh};
+use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, SimdPath, WideBvh};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3};
 
@@ -671,4 +671,67 @@ fn refit_keeps_the_tree_valid_and_complete() {
             assert_eq!(w8, before);
         }
     }
+}
+
+/// `traverse_ray_by` visits what `traverse_ray_with` / `traverse_ray_unordered_with` visit, in
+/// the same order, and announces as `upcoming` only leaves it then visits (nothing lowers
+/// `t_max` here), each before its visit, and never the leaf it descends into at once.
+#[test]
+fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
+    let mut rng = Rng(29);
+    let mut announced_total = 0;
+    for n in [0usize, 1, 2, 9, 64, 700] {
+        for (fam, boxes) in families(n, 900 + n as u64) {
+            let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+            let w8 = Bvh8::from_bvh(&bvh);
+            for _ in 0..40 {
+                let r = ray(&mut rng, &boxes);
+                let (t0, t1) = bounds(&mut rng);
+                for path in SimdPath::available() {
+                    for ordered in [true, false] {
+                        let how = RayTraversal { path, ordered };
+                        let mut events: Vec<(bool, Range<usize>)> = Vec::new();
+                        let ev = std::cell::RefCell::new(&mut events);
+                        w8.traverse_ray_by(
+                            how,
+                            &r,
+                            t0,
+                            t1,
+                            |range| ev.borrow_mut().push((true, range)),
+                            |range, _| {
+                                ev.borrow_mut().push((false, range));
+                                ControlFlow::Continue(())
+                            },
+                        );
+                        let visited: Vec<Range<usize>> = events
+                            .iter()
+                            .filter(|e| !e.0)
+                            .map(|e| e.1.clone())
+                            .collect();
+                        let mut reference = Vec::new();
+                        let f = |range: Range<usize>, _: &mut f32| {
+                            reference.push(range);
+                            ControlFlow::Continue(())
+                        };
+                        if ordered {
+                            w8.traverse_ray_with(path, &r, t0, t1, f);
+                        } else {
+                            w8.traverse_ray_unordered_with(path, &r, t0, t1, f);
+                        }
+                        assert_eq!(visited, reference, "{fam} n={n} {how:?}");
+                        for (k, (upcoming, range)) in events.iter().enumerate() {
+                            if *upcoming {
+                                announced_total += 1;
+                                assert!(
+                                    events[k + 1..].iter().any(|e| !e.0 && e.1 == *range),
+                                    "{fam} n={n}: announced {range:?} never visited after"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(announced_total > 0, "no leaf was ever announced");
 }

@@ -67,6 +67,8 @@ mod triangle;
 pub use collapse::CollapseConfig;
 pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
+pub use simd::prefetch;
+pub use traverse::RayTraversal;
 pub use triangle::{BlockHits, TriangleBlock, TriangleBlock4, TriangleBlock8};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).

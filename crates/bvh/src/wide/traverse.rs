@@ -133,6 +133,68 @@ pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
     (n - 1) * depth + 1
 }
 
+/// What a ray traversal calls: `leaf` for each leaf it visits (which may lower `t_max` or
+/// stop), and `upcoming` for each leaf it pushes for a later visit (a prefetch hint).
+pub(crate) trait Visit {
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()>;
+    fn upcoming(&mut self, range: Range<usize>);
+}
+
+/// A [`Visit`] from two closures.
+pub(crate) struct Visitor<F, P>(pub(crate) F, pub(crate) P);
+
+impl<F, P> Visit for Visitor<F, P>
+where
+    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    P: FnMut(Range<usize>),
+{
+    #[inline(always)]
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
+        (self.0)(range, t_max)
+    }
+
+    #[inline(always)]
+    fn upcoming(&mut self, range: Range<usize>) {
+        (self.1)(range);
+    }
+}
+
+/// How [`WideBvh::traverse_ray_by`] runs. The default is [`RayTraversal::nearest_first`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RayTraversal {
+    /// The code path for the node tests (default [`SimdPath::best`]).
+    pub path: SimdPath,
+    /// Visit a node's entered children nearest first (closest-hit queries; default), or in
+    /// slot order, which saves sorting them (any-hit queries, which stop at the first hit).
+    pub ordered: bool,
+}
+
+impl RayTraversal {
+    /// Nearest child first, on the fastest path: for closest-hit queries.
+    #[must_use]
+    pub fn nearest_first() -> Self {
+        Self {
+            path: SimdPath::best(),
+            ordered: true,
+        }
+    }
+
+    /// Children in slot order, on the fastest path: for any-hit (occlusion) queries.
+    #[must_use]
+    pub fn unordered() -> Self {
+        Self {
+            path: SimdPath::best(),
+            ordered: false,
+        }
+    }
+}
+
+impl Default for RayTraversal {
+    fn default() -> Self {
+        Self::nearest_first()
+    }
+}
+
 /// How a traversal runs: exit padding (see [`Kernel`]) and whether children are visited
 /// nearest first.
 #[derive(Clone, Copy, Debug)]
@@ -189,7 +251,7 @@ pub(crate) fn traverse_with_kernel<
     leaf: &mut F,
 ) where
     K: Kernel<N>,
-    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    F: Visit,
 {
     // CAP bounds the pending slots (see `stack_cap`).
     let mut stack: Stack<Item, CAP> = Stack::new();
@@ -201,7 +263,7 @@ pub(crate) fn traverse_with_kernel<
     loop {
         if item.count > 0 {
             let s = item.child as usize;
-            if leaf(s..s + item.count as usize, &mut t_max).is_break() {
+            if leaf.leaf(s..s + item.count as usize, &mut t_max).is_break() {
                 return;
             }
         } else {
@@ -236,11 +298,7 @@ pub(crate) fn traverse_with_kernel<
                         count: node.count[j],
                     };
                     let (first, second) = if ORDERED && a.t < b.t { (a, b) } else { (b, a) };
-                    if second.count == 0 {
-                        if let Some(n) = nodes.get(second.child as usize) {
-                            prefetch(n);
-                        }
-                    }
+                    announce(nodes, &second, leaf);
                     stack.push(second);
                     item = first;
                     continue;
@@ -256,11 +314,7 @@ pub(crate) fn traverse_with_kernel<
                         child: node.child[i],
                         count: node.count[i],
                     };
-                    if it.count == 0 {
-                        if let Some(n) = nodes.get(it.child as usize) {
-                            prefetch(n);
-                        }
-                    }
+                    announce(nodes, &it, leaf);
                     stack.push(it);
                     if !ORDERED {
                         continue;
@@ -286,6 +340,19 @@ pub(crate) fn traverse_with_kernel<
                 break;
             }
         }
+    }
+}
+
+/// Starts loading a pushed child: its node, or (through the visitor) its leaf's primitives.
+#[inline(always)]
+fn announce<const N: usize, F: Visit>(nodes: &[WideNode<N>], it: &Item, leaf: &mut F) {
+    let c = it.child as usize;
+    if it.count == 0 {
+        if let Some(n) = nodes.get(c..c + 1) {
+            prefetch(n);
+        }
+    } else {
+        leaf.upcoming(c..c + it.count as usize);
     }
 }
 
@@ -326,7 +393,37 @@ macro_rules! wide_traverse_ray {
             ) where
                 F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
             {
-                self.run_ray(path, ray, t_min, t_max, true, leaf);
+                self.run_ray(path, ray, t_min, t_max, true, Visitor(leaf, |_| {}));
+            }
+
+            /// The general ray traversal behind the others: runs as `how` says (code path,
+            /// nearest-first or unordered) and also calls `upcoming(range)` for each leaf it
+            /// pushes for a later visit (one it may still skip if `t_max` drops), so that the
+            /// caller can start loading that leaf's primitives (see
+            /// [`prefetch`](crate::wide::prefetch)) while nearer children are visited. Visits
+            /// the same leaves in the same order as [`Self::traverse_ray_with`] (ordered) or
+            /// [`Self::traverse_ray_unordered_with`]; same edge cases; allocates nothing.
+            #[inline]
+            pub fn traverse_ray_by<P, F>(
+                &self,
+                how: RayTraversal,
+                ray: &Ray,
+                t_min: Real,
+                t_max: Real,
+                upcoming: P,
+                leaf: F,
+            ) where
+                P: FnMut(Range<usize>),
+                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+            {
+                self.run_ray(
+                    how.path,
+                    ray,
+                    t_min,
+                    t_max,
+                    how.ordered,
+                    Visitor(leaf, upcoming),
+                );
             }
 
             /// [`Self::traverse_ray`] without the nearest-first order: the entered children
@@ -339,7 +436,14 @@ macro_rules! wide_traverse_ray {
             where
                 F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
             {
-                self.run_ray(SimdPath::best(), ray, t_min, t_max, false, leaf);
+                self.run_ray(
+                    SimdPath::best(),
+                    ray,
+                    t_min,
+                    t_max,
+                    false,
+                    Visitor(leaf, |_| {}),
+                );
             }
 
             /// [`Self::traverse_ray_unordered`] on a chosen code path (as
@@ -354,7 +458,7 @@ macro_rules! wide_traverse_ray {
             ) where
                 F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
             {
-                self.run_ray(path, ray, t_min, t_max, false, leaf);
+                self.run_ray(path, ray, t_min, t_max, false, Visitor(leaf, |_| {}));
             }
 
             fn run_ray<F>(
@@ -366,7 +470,7 @@ macro_rules! wide_traverse_ray {
                 ordered: bool,
                 mut leaf: F,
             ) where
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+                F: Visit,
             {
                 let nodes = &self.nodes[..];
                 if nodes.is_empty() {

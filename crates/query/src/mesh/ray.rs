@@ -4,6 +4,8 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
+use raypick_bvh::wide::{prefetch, RayTraversal};
+
 use super::kernel::{dispatch_k, unit_normal, RawHit, RayKernel};
 use super::Mesh;
 
@@ -204,8 +206,15 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     let mut bound = query.t_max;
     let mut best: Option<(RawHit, usize)> = None;
     let mut best_prim = u32::MAX;
-    mesh.wide
-        .traverse_ray(ray, query.t_min, query.t_max, |range, t_max| {
+    // Leaves pushed for later: start loading their triangles while the nearer ones are tested.
+    let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
+    mesh.wide.traverse_ray_by(
+        RayTraversal::nearest_first(),
+        ray,
+        query.t_min,
+        query.t_max,
+        upcoming,
+        |range, t_max| {
             let start = range.start;
             for (i, tri) in mesh.tris[range].iter().enumerate() {
                 if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, bound, cull) {
@@ -224,7 +233,8 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
                 }
             }
             ControlFlow::Continue(())
-        });
+        },
+    );
     best
 }
 
@@ -237,8 +247,14 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> bool {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     let mut found = false;
-    mesh.wide
-        .traverse_ray_unordered(ray, t_min, t_max, |range, _| {
+    let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
+    mesh.wide.traverse_ray_by(
+        RayTraversal::unordered(),
+        ray,
+        t_min,
+        t_max,
+        upcoming,
+        |range, _| {
             let start = range.start;
             for (i, tri) in mesh.tris[range].iter().enumerate() {
                 if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
@@ -250,7 +266,8 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
                 }
             }
             ControlFlow::Continue(())
-        });
+        },
+    );
     found
 }
 

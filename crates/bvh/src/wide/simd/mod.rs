@@ -9,16 +9,18 @@ pub(crate) use stack::Stack;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86::*;
 
-/// Asks the CPU to start loading `x` (every cache line of it) into the caches: traversal calls
-/// it for the nodes it pushes, so their memory latency overlaps with the work on the nearest
-/// child. A hint only; a no-op off x86_64.
+/// Asks the CPU to start loading `x` (every cache line of it) into the caches, so that a
+/// later read does not wait on memory. Ray traversal calls it for the nodes it pushes on its
+/// stack; callers can use it for the primitives of the leaves announced by
+/// `WideBvh::traverse_ray_by`. A hint only: it never faults, changes nothing observable, and is a no-op off x86_64.
 #[inline(always)]
-pub(crate) fn prefetch<T>(x: &T) {
+pub fn prefetch<T>(x: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
-        let p = (x as *const T).cast::<i8>();
+        let p = x.as_ptr().cast::<i8>();
+        let bytes = std::mem::size_of_val(x);
         let mut off = 0;
-        while off < std::mem::size_of::<T>() {
+        while off < bytes {
             // SAFETY: a prefetch never faults and does not change memory; the address lies
             // inside `x` anyway.
             unsafe {

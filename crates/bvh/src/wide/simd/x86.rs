@@ -6,12 +6,11 @@
 //! likewise, and `cmple` (ordered) is false on NaN.
 
 use std::arch::x86_64::*;
-use std::ops::{ControlFlow, Range};
 
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::{Real, WatertightRay};
+use raypick_primitives::WatertightRay;
 
-use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, INV_EXIT_SCALE};
+use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, Visit, INV_EXIT_SCALE};
 use crate::wide::triangle::BlockHits;
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
@@ -159,7 +158,7 @@ impl Kernel<8> for Avx2 {
 #[target_feature(enable = "avx2")]
 fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
 where
-    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    F: Visit,
 {
     run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
 }
@@ -174,7 +173,7 @@ pub(crate) fn run4<F>(
     mode: Mode,
     leaf: &mut F,
 ) where
-    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    F: Visit,
 {
     run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
 }
@@ -189,7 +188,7 @@ pub(crate) fn run8<F>(
     mode: Mode,
     leaf: &mut F,
 ) where
-    F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    F: Visit,
 {
     if path == SimdPath::Avx2 && avx2_available() {
         // SAFETY: the CPU has AVX2 (checked just above).
