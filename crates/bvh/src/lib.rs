@@ -40,6 +40,7 @@
 mod build;
 mod config;
 mod error;
+mod heap;
 pub mod io;
 mod node;
 mod optimize;

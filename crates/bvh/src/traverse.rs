@@ -11,7 +11,7 @@ use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Aabb, Ray, RayAabbPrecomp, Real};
 use smallvec::SmallVec;
 
-use crate::{Bvh, Node, MAX_DEPTH};
+use crate::{heap, Bvh, Node, MAX_DEPTH};
 
 const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
 
@@ -91,48 +91,6 @@ impl BestFirstScratch {
     pub fn new() -> Self {
         Self::default()
     }
-}
-
-fn heap_push(h: &mut SmallVec<[(Real, u32); 64]>, item: (Real, u32)) {
-    h.push(item);
-    let mut i = h.len() - 1;
-    while i > 0 {
-        let p = (i - 1) / 2;
-        if h[i].0 < h[p].0 {
-            h.swap(i, p);
-            i = p;
-        } else {
-            break;
-        }
-    }
-}
-
-fn heap_pop(h: &mut SmallVec<[(Real, u32); 64]>) -> Option<(Real, u32)> {
-    let len = h.len();
-    if len == 0 {
-        return None;
-    }
-    h.swap(0, len - 1);
-    let top = h.pop();
-    let len = h.len();
-    let mut i = 0;
-    loop {
-        let l = 2 * i + 1;
-        let r = l + 1;
-        let mut m = i;
-        if l < len && h[l].0 < h[m].0 {
-            m = l;
-        }
-        if r < len && h[r].0 < h[m].0 {
-            m = r;
-        }
-        if m == i {
-            break;
-        }
-        h.swap(i, m);
-        i = m;
-    }
-    top
 }
 
 impl Bvh {
@@ -365,8 +323,8 @@ impl Bvh {
         if !(d0 <= best) {
             return;
         }
-        heap_push(heap, (d0, 0));
-        while let Some((d, i)) = heap_pop(heap) {
+        heap::push(heap, (d0, 0));
+        while let Some((d, i)) = heap::pop(heap) {
             if !(d <= best) {
                 break;
             }
@@ -380,7 +338,7 @@ impl Bvh {
                 for child in [c, c + 1] {
                     let dc = node_dist(&nodes[child].aabb());
                     if dc <= best {
-                        heap_push(heap, (dc, child as u32));
+                        heap::push(heap, (dc, child as u32));
                     }
                 }
             }

@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 
 use super::simd::Stack;
 use super::{WideBvh, WideNode, WideStats, EMPTY_SLOT};
-use crate::MAX_DEPTH;
+use crate::{heap, MAX_DEPTH};
 
 /// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
 /// so that it stays a lower bound of the exact squared distance of every point in the box.
@@ -41,48 +41,6 @@ impl WideBestFirstScratch {
     pub fn new() -> Self {
         Self::default()
     }
-}
-
-fn heap_push(h: &mut SmallVec<[Pending; 64]>, item: Pending) {
-    h.push(item);
-    let mut i = h.len() - 1;
-    while i > 0 {
-        let p = (i - 1) / 2;
-        if h[i].0 < h[p].0 {
-            h.swap(i, p);
-            i = p;
-        } else {
-            break;
-        }
-    }
-}
-
-fn heap_pop(h: &mut SmallVec<[Pending; 64]>) -> Option<Pending> {
-    let len = h.len();
-    if len == 0 {
-        return None;
-    }
-    h.swap(0, len - 1);
-    let top = h.pop();
-    let len = h.len();
-    let mut i = 0;
-    loop {
-        let l = 2 * i + 1;
-        let r = l + 1;
-        let mut m = i;
-        if l < len && h[l].0 < h[m].0 {
-            m = l;
-        }
-        if r < len && h[r].0 < h[m].0 {
-            m = r;
-        }
-        if m == i {
-            break;
-        }
-        h.swap(i, m);
-        i = m;
-    }
-    top
 }
 
 impl<const N: usize> WideNode<N> {
@@ -291,12 +249,12 @@ impl<const N: usize> WideBvh<N> {
             for i in 0..n.child_count() {
                 let d = node_dist(&n.child_aabb(i));
                 if d <= best {
-                    heap_push(heap, (d, n.child[i], n.count[i]));
+                    heap::push(heap, (d, n.child[i], n.count[i]));
                 }
             }
         };
         push_slots(heap, root, best);
-        while let Some((d, child, count)) = heap_pop(heap) {
+        while let Some((d, child, count)) = heap::pop(heap) {
             if !(d <= best) {
                 break;
             }
