@@ -5,50 +5,16 @@
 //! refits give tight boxes and reject bad input.
 
 mod common;
+mod counting_alloc;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::HashSet;
 use std::ops::{ControlFlow, Range};
 
 use common::*;
+use counting_alloc::allocations;
 use raypick_bvh::wide::{Bvh4, Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
 use raypick_bvh::Bvh;
 use raypick_primitives::{Aabb, Point3, Vector3};
-
-/// Counts this thread's allocations, to check the "allocates nothing" claims.
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls on this thread.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.with(|a| a.set(a.get() + 1));
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.with(|a| a.set(a.get() + 1));
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCS.with(Cell::get);
-    f();
-    ALLOCS.with(Cell::get) - before
-}
 
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
     (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k])
@@ -593,7 +559,7 @@ fn queries_and_sequential_refits_do_not_allocate() {
         });
     }
     let mut visits = 0usize;
-    let n = allocations(|| {
+    let (n, ()) = allocations(|| {
         for (p, q) in points.iter().zip(&queries) {
             wide.traverse_aabb(q, |r| {
                 visits += r.len();
