@@ -33,6 +33,27 @@ impl Triangle {
         (self.b - self.a).cross(&(self.c - self.a))
     }
 
+    /// [`Triangle::scaled_normal`] in f64: the corner differences are exact there, so a
+    /// component is zero only when it is exactly zero (no f32 rounding or underflow); it can
+    /// be infinite or NaN only for non-finite corners.
+    #[inline]
+    #[must_use]
+    pub fn scaled_normal_f64(&self) -> Vector3<f64> {
+        let d = |p: &Point3<Real>, q: &Point3<Real>| {
+            Vector3::new(
+                f64::from(p.x) - f64::from(q.x),
+                f64::from(p.y) - f64::from(q.y),
+                f64::from(p.z) - f64::from(q.z),
+            )
+        };
+        let (e1, e2) = (d(&self.b, &self.a), d(&self.c, &self.a));
+        Vector3::new(
+            e1.y * e2.z - e1.z * e2.y,
+            e1.z * e2.x - e1.x * e2.z,
+            e1.x * e2.y - e1.y * e2.x,
+        )
+    }
+
     /// The unit normal, or `None` for a degenerate (zero-area or non-finite) triangle.
     #[must_use]
     pub fn normal(&self) -> Option<Unit<Vector3<Real>>> {
@@ -53,19 +74,7 @@ impl Triangle {
     /// decided in f64 so that rounding cannot hide it.
     #[must_use]
     pub fn is_degenerate(&self) -> bool {
-        let d = |p: &Point3<Real>, q: &Point3<Real>| {
-            [
-                f64::from(p.x) - f64::from(q.x),
-                f64::from(p.y) - f64::from(q.y),
-                f64::from(p.z) - f64::from(q.z),
-            ]
-        };
-        let (e1, e2) = (d(&self.b, &self.a), d(&self.c, &self.a));
-        let n = [
-            e1[1] * e2[2] - e1[2] * e2[1],
-            e1[2] * e2[0] - e1[0] * e2[2],
-            e1[0] * e2[1] - e1[1] * e2[0],
-        ];
+        let n = self.scaled_normal_f64();
         !n.iter().any(|c| *c != 0.0 && c.is_finite()) || n.iter().any(|c| !c.is_finite())
     }
 

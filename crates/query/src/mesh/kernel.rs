@@ -177,19 +177,7 @@ pub(crate) fn is_degenerate(tri: &[Point3<Real>; 3]) -> bool {
 pub(crate) fn unit_normal(
     tri: &[Point3<Real>; 3],
 ) -> Option<nalgebra::Unit<nalgebra::Vector3<Real>>> {
-    let d = |p: &Point3<Real>, q: &Point3<Real>| {
-        [
-            f64::from(p.x) - f64::from(q.x),
-            f64::from(p.y) - f64::from(q.y),
-            f64::from(p.z) - f64::from(q.z),
-        ]
-    };
-    let (e1, e2) = (d(&tri[1], &tri[0]), d(&tri[2], &tri[0]));
-    let n = [
-        e1[1] * e2[2] - e1[2] * e2[1],
-        e1[2] * e2[0] - e1[0] * e2[2],
-        e1[0] * e2[1] - e1[1] * e2[0],
-    ];
+    let n = raypick_primitives::Triangle::new(tri[0], tri[1], tri[2]).scaled_normal_f64();
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
     if !(len > 0.0 && len.is_finite()) {
         return None;

@@ -132,20 +132,8 @@ fn fill_block(
 /// edges (products of f32 differences cannot overflow in f64) is exactly zero.
 #[inline(always)]
 fn zero_cross(tri: &[Point3<Real>; 3]) -> bool {
-    let d = |p: &Point3<Real>, q: &Point3<Real>| {
-        [
-            f64::from(p.x) - f64::from(q.x),
-            f64::from(p.y) - f64::from(q.y),
-            f64::from(p.z) - f64::from(q.z),
-        ]
-    };
-    let (e1, e2) = (d(&tri[1], &tri[0]), d(&tri[2], &tri[0]));
-    let n = [
-        e1[1] * e2[2] - e1[2] * e2[1],
-        e1[2] * e2[0] - e1[0] * e2[2],
-        e1[0] * e2[1] - e1[1] * e2[0],
-    ];
-    (n[0] == 0.0) & (n[1] == 0.0) & (n[2] == 0.0)
+    let n = Triangle::new(tri[0], tri[1], tri[2]).scaled_normal_f64();
+    (n.x == 0.0) & (n.y == 0.0) & (n.z == 0.0)
 }
 
 impl Mesh {
