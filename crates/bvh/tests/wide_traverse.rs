@@ -256,84 +256,43 @@ where
     WideBvh<N>: Traverse,
 {
     let mut v = Vec::new();
-    let traverse = if ordered {
-        Traverse::traverse
-    } else {
-        Traverse::traverse_unordered
-    };
-    traverse(wide, path, ray, t_min, t_max, &mut |range, t| {
+    wide.traverse(path, ray, t_min, t_max, ordered, &mut |range, t| {
         v.push((range, t.to_bits()));
         ControlFlow::Continue(())
     });
     v
 }
 
-/// `traverse_ray_with` and `traverse_ray_unordered_with` for both widths, so one generic
-/// test drives both.
+type Leaf<'a> = &'a mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>;
+
+/// `traverse_ray_with` (ordered) or `traverse_ray_unordered_with` for both widths, so one
+/// generic test drives both.
 trait Traverse {
-    fn traverse(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    );
-    fn traverse_unordered(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    );
+    fn traverse(&self, path: SimdPath, ray: &Ray, t0: f32, t1: f32, ordered: bool, f: Leaf<'_>);
 }
 
-impl Traverse for Bvh4 {
-    fn traverse(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    ) {
-        self.traverse_ray_with(path, ray, t_min, t_max, leaf);
-    }
-    fn traverse_unordered(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    ) {
-        self.traverse_ray_unordered_with(path, ray, t_min, t_max, leaf);
-    }
+macro_rules! impl_traverse {
+    ($($t:ty),*) => {$(
+        impl Traverse for $t {
+            fn traverse(
+                &self,
+                path: SimdPath,
+                ray: &Ray,
+                t0: f32,
+                t1: f32,
+                ordered: bool,
+                f: Leaf<'_>,
+            ) {
+                if ordered {
+                    self.traverse_ray_with(path, ray, t0, t1, f);
+                } else {
+                    self.traverse_ray_unordered_with(path, ray, t0, t1, f);
+                }
+            }
+        }
+    )*};
 }
-
-impl Traverse for Bvh8 {
-    fn traverse(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    ) {
-        self.traverse_ray_with(path, ray, t_min, t_max, leaf);
-    }
-    fn traverse_unordered(
-        &self,
-        path: SimdPath,
-        ray: &Ray,
-        t_min: f32,
-        t_max: f32,
-        leaf: &mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>,
-    ) {
-        self.traverse_ray_unordered_with(path, ray, t_min, t_max, leaf);
-    }
-}
+impl_traverse!(Bvh4, Bvh8);
 
 fn check_candidates<const N: usize>(
     bvh: &Bvh,
