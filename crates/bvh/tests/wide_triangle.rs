@@ -1,8 +1,10 @@
 //! `wide::TriangleBlock`: every lane's answer, on every SIMD path, is bit for bit the answer
 //! of `WatertightRay::intersect` on that triangle (hit or miss, t, u, v, face).
 
-use raypick_bvh::wide::{SimdPath, TriangleBlock, TriangleBlock4, TriangleBlock8};
-use raypick_primitives::{Cull, Point3, Ray, RayTriangleHit, Vector3, WatertightRay};
+use raypick_bvh::wide::{
+    intersect_triangles, SimdPath, TriangleBlock, TriangleBlock4, TriangleBlock8,
+};
+use raypick_primitives::{Cull, Point3, Ray, RayTriangleHit, Triangle, Vector3, WatertightRay};
 
 struct Rng(u64);
 
@@ -294,6 +296,126 @@ fn an_edge_function_rounding_to_zero_is_decided_in_f64() {
     let block = TriangleBlock8::new(&[[c, c, c], [a, b, c], [a, b, c]]).unwrap();
     for path in SimdPath::available() {
         let h = block.intersect_with(path, &r, 0.0, f32::INFINITY, Cull::None);
+        assert_eq!(h.mask, 0, "{path:?}");
+    }
+}
+
+/// `intersect_triangles` on `chunk`, lane by lane against the scalar test, on every path.
+/// Degenerate triangles are exempt (the function does not detect them; the scalar test
+/// never hits them). Returns (hits, hits on an edge or a vertex).
+fn check_in_place(
+    chunk: &[Tri],
+    wr: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    cull: Cull,
+) -> (usize, usize) {
+    let (mut hits, mut edge) = (0, 0);
+    for path in SimdPath::available() {
+        let got = intersect_triangles(path, chunk, wr, t_min, t_max, cull);
+        for (i, t) in chunk.iter().enumerate().take(8) {
+            let want = wr.intersect(&t[0], &t[1], &t[2], t_min, t_max, cull);
+            if Triangle::new(t[0], t[1], t[2]).is_degenerate() {
+                assert!(want.is_none());
+                continue;
+            }
+            assert_eq!(
+                bits(got.hit(i)),
+                bits(want),
+                "{path:?} len {} lane {i}: {t:?} {wr:?} [{t_min}, {t_max}] {cull:?}",
+                chunk.len()
+            );
+            hits += usize::from(want.is_some());
+            if want.is_some_and(|h| h.u == 0.0 || h.v == 0.0 || h.u + h.v == 1.0) {
+                edge += 1;
+            }
+        }
+        let used = (1u32 << chunk.len().min(8)) - 1;
+        assert_eq!(got.mask & !used, 0, "{path:?}: a lane past the slice hit");
+        assert_eq!(got.front & !got.mask, 0, "{path:?}: front set on a miss");
+    }
+    (hits, edge)
+}
+
+#[test]
+fn triangles_read_in_place_match_the_scalar_watertight_test() {
+    let mut rng = Rng(77);
+    let tris = triangles(&mut rng, 400);
+    let cases = env_cases(6000);
+    let (mut hits, mut edge) = (0, 0);
+    for case in 0..cases {
+        // Lengths 0..=9 (the 9th is ignored), some windows ending at the last triangle.
+        let k = rng.below(10);
+        let start = if case % 8 == 0 {
+            tris.len() - k
+        } else {
+            rng.below(tris.len() - k + 1)
+        };
+        let chunk = &tris[start..start + k];
+        let r = ray(&mut rng, &tris);
+        let wr = WatertightRay::new(&r);
+        let (t_min, t_max) = match rng.below(5) {
+            0 => (-2.0, f32::INFINITY),
+            1 => (rng.range(0.0, 1.0), rng.range(0.5, 2.0)),
+            2 => (1.0, 0.0),
+            _ => (0.0, f32::INFINITY),
+        };
+        let cull = [Cull::None, Cull::Back, Cull::Front][rng.below(3)];
+        let (h, e) = check_in_place(chunk, &wr, t_min, t_max, cull);
+        hits += h;
+        edge += e;
+    }
+    assert!(hits > cases / 4, "hits: {hits}");
+    assert!(edge > 20, "edge/vertex hits: {edge}");
+}
+
+#[test]
+fn triangles_read_in_place_on_edges_and_vertices() {
+    let mut tris: Vec<Tri> = Vec::new();
+    for i in 0..4 {
+        for j in 0..4 {
+            let (x, y) = (i as f32, j as f32);
+            let p = |dx: f32, dy: f32| Point3::new(x + dx, y + dy, x + dx + 2.0 * (y + dy));
+            tris.push([p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0)]);
+            tris.push([p(0.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)]);
+        }
+    }
+    let mut rng = Rng(9);
+    let dirs = [
+        Vector3::new(0.0, 0.0, -1.0),
+        Vector3::new(0.0, -0.0, 1.0),
+        Vector3::new(-0.0, 0.0, -4.0),
+        Vector3::new(1.0, 0.0, 0.0),
+    ];
+    let cases = env_cases(1500);
+    let mut edge = 0;
+    for _ in 0..cases {
+        let k = 1 + rng.below(8);
+        let start = rng.below(tris.len() - k + 1);
+        let (x, y) = (rng.below(9) as f32 * 0.5, rng.below(9) as f32 * 0.5);
+        let d = dirs[rng.below(dirs.len())];
+        let r = Ray::new(Point3::new(x, y, x + 2.0 * y) - d * 20.0, d);
+        edge += check_in_place(
+            &tris[start..start + k],
+            &WatertightRay::new(&r),
+            0.0,
+            f32::INFINITY,
+            Cull::None,
+        )
+        .1;
+    }
+    assert!(edge > cases / 10, "edge hits: {edge}");
+    // The f32 edge function that rounds to 0 but is negative in f64: a miss in place too.
+    let e = |k: i32| 2f32.powi(k);
+    let a = Point3::new(1.0 + e(-12), 1.0, 0.0);
+    let b = Point3::new(-(1.0 + e(-11)), -(1.0 + e(-12)), 0.0);
+    let c = Point3::new(1.0, -1.0, 0.0);
+    let r = WatertightRay::new(&Ray::new(
+        Point3::new(0.0, 0.0, 10.0),
+        Vector3::new(0.0, 0.0, -1.0),
+    ));
+    for path in SimdPath::available() {
+        let h = intersect_triangles(path, &[[a, b, c]; 6], &r, 0.0, f32::INFINITY, Cull::None);
         assert_eq!(h.mask, 0, "{path:?}");
     }
 }

@@ -69,7 +69,10 @@ pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
 pub use simd::prefetch;
 pub use traverse::RayTraversal;
-pub use triangle::{BlockHits, TriangleBlock, TriangleBlock4, TriangleBlock8};
+pub use triangle::{
+    intersect_triangles, BlockHits, LaneMasks, TriangleBlock, TriangleBlock4, TriangleBlock8,
+    TrianglesRay,
+};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).
 const EMPTY_SLOT: u32 = u32::MAX;

@@ -46,6 +46,19 @@ pub struct BlockHits<const N: usize> {
     pub v: [Real; N],
 }
 
+impl<const N: usize> Default for BlockHits<N> {
+    /// No lane hit.
+    fn default() -> Self {
+        Self {
+            mask: 0,
+            front: 0,
+            t: [0.0; N],
+            u: [0.0; N],
+            v: [0.0; N],
+        }
+    }
+}
+
 impl<const N: usize> BlockHits<N> {
     /// Lane `i`'s hit, or `None` (also for `i >= N`).
     #[must_use]
@@ -196,4 +209,147 @@ impl<const N: usize> TriangleBlock<N> {
         }
         out
     }
+}
+
+/// The lanes of one [`TrianglesRay::test`]: bit `i` is `tris[i]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaneMasks {
+    /// Lanes hit within `[t_min, t_max]` and not culled; their `t`, `u`, `v` are in the
+    /// output [`BlockHits`].
+    pub hit: u32,
+    /// The hit lanes on the front (counter-clockwise) face.
+    pub front: u32,
+    /// Lanes the caller must decide with the scalar test ([`WatertightRay::intersect`]):
+    /// those with an edge function that rounds to exactly zero (the ray passes through an
+    /// edge or a vertex, which the scalar test redoes in f64), and every lane on the
+    /// `Scalar` path.
+    pub undecided: u32,
+}
+
+/// A ray prepared once for many [`TrianglesRay::test`] calls on triangles read in place, as
+/// a mesh stores them in leaf order (no SoA copy): the SIMD kernel for the ray's axis
+/// permutation and the CPU is chosen here, not per call.
+#[derive(Clone, Copy, Debug)]
+pub struct TrianglesRay {
+    ray: WatertightRay,
+    #[cfg(target_arch = "x86_64")]
+    kernels: Option<[super::simd::AosFn; 2]>,
+}
+
+impl TrianglesRay {
+    /// `ray` on `path` (a path this CPU lacks, or `Scalar`, leaves every lane undecided).
+    #[must_use]
+    pub fn new(path: SimdPath, ray: &WatertightRay) -> Self {
+        Self {
+            ray: *ray,
+            #[cfg(target_arch = "x86_64")]
+            kernels: (path != SimdPath::Scalar && path.is_available())
+                .then(|| super::simd::aos_kernels(path, ray.k)),
+        }
+    }
+
+    /// The ray.
+    #[must_use]
+    pub fn ray(&self) -> &WatertightRay {
+        &self.ray
+    }
+
+    /// Tests `tris[..8]` (lane `i` is `tris[i]`; the rest is ignored) with one 4- or 8-lane
+    /// SIMD pass after an in-register transpose. Writes the `t`, `u` and `v` of the hit
+    /// lanes to `out` (its masks are left alone) and returns the lanes' masks.
+    ///
+    /// A hit lane's answer is bit for bit `ray.intersect(a_i, b_i, c_i, t_min, t_max,
+    /// cull)`, with one exception: a degenerate (zero-area) triangle is not detected (that
+    /// takes an f64 cross product per triangle), and may be reported hit. Callers filter
+    /// those with a flag computed once ([`Triangle::is_degenerate`]). An invalid ray or an
+    /// empty slice hits nothing and leaves nothing undecided.
+    #[inline]
+    pub fn test(
+        &self,
+        tris: &[[Point3<Real>; 3]],
+        t_min: Real,
+        t_max: Real,
+        cull: Cull,
+        out: &mut BlockHits<8>,
+    ) -> LaneMasks {
+        let tris = &tris[..tris.len().min(8)];
+        if !self.ray.valid || tris.is_empty() {
+            return LaneMasks::default();
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(kernels) = &self.kernels {
+            let m = super::simd::run_aos(kernels, tris, &self.ray, t_min, t_max, out);
+            let keep = match cull {
+                Cull::None => !0,
+                Cull::Back => m.front,
+                Cull::Front => !m.front,
+            };
+            let hit = m.hit & !m.undecided & keep;
+            return LaneMasks {
+                hit,
+                front: m.front & hit,
+                undecided: m.undecided,
+            };
+        }
+        let _ = (t_min, t_max, cull, out);
+        LaneMasks {
+            undecided: (1u32 << tris.len()) - 1,
+            ..LaneMasks::default()
+        }
+    }
+}
+
+/// Tests up to 8 consecutive triangles `[a, b, c]`, read in place (as a mesh stores them in
+/// leaf order, without a SoA copy), against one ray, with SIMD on x86_64 (one 4- or 8-lane
+/// pass after an in-register transpose).
+///
+/// Lane `i` is `tris[i]`; triangles past the 8th are ignored, and an empty slice hits
+/// nothing. Each lane's answer is bit for bit `ray.intersect(a_i, b_i, c_i, t_min, t_max,
+/// cull)` with one exception: a degenerate (zero-area) triangle is not detected (that takes
+/// an f64 cross product per triangle), and may report a hit. Callers filter those with a
+/// flag computed once ([`Triangle::is_degenerate`]). `Scalar` (or a path this CPU lacks)
+/// calls [`WatertightRay::intersect`] per lane.
+///
+/// ```
+/// use raypick_bvh::wide::{intersect_triangles, SimdPath};
+/// use raypick_primitives::{Cull, Point3, Ray, Vector3, WatertightRay};
+///
+/// let tri = |z: f32| [Point3::new(0.0, 0.0, z), Point3::new(1.0, 0.0, z), Point3::new(0.0, 1.0, z)];
+/// let tris = [tri(3.0), tri(1.0), tri(2.0)];
+/// let ray = WatertightRay::new(&Ray::new(Point3::new(0.25, 0.25, 0.0), Vector3::z()));
+/// let hits = intersect_triangles(SimdPath::best(), &tris, &ray, 0.0, f32::INFINITY, Cull::None);
+/// assert_eq!(hits.mask, 0b111);
+/// assert_eq!(hits.closest().unwrap().0, 1); // the triangle at z = 1
+/// ```
+#[must_use]
+#[inline]
+pub fn intersect_triangles(
+    path: SimdPath,
+    tris: &[[Point3<Real>; 3]],
+    ray: &WatertightRay,
+    t_min: Real,
+    t_max: Real,
+    cull: Cull,
+) -> BlockHits<8> {
+    let tris = &tris[..tris.len().min(8)];
+    let mut out = BlockHits::default();
+    let m = TrianglesRay::new(path, ray).test(tris, t_min, t_max, cull, &mut out);
+    out.mask = m.hit;
+    out.front = m.front;
+    let mut undecided = m.undecided;
+    while undecided != 0 {
+        let i = undecided.trailing_zeros() as usize;
+        undecided &= undecided - 1;
+        let [a, b, c] = &tris[i];
+        if let Some(h) = ray.intersect(a, b, c, t_min, t_max, cull) {
+            out.mask |= 1 << i;
+            if h.front_face {
+                out.front |= 1 << i;
+            }
+            out.t[i] = h.t;
+            out.u[i] = h.u;
+            out.v[i] = h.v;
+        }
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! `all_hits` needs that to merge the hits of one crossing; the zero test is exact because
 //! the kernel recomputes a zero edge function in f64.
 
+use raypick_bvh::wide::{SimdPath, TrianglesRay};
 use raypick_primitives::{Cull, Point3, Ray, Real, WatertightRay};
 
 /// Bit set in [`RawHit::zero`] when the weight of corner `a` is exactly 0 (edge `b -> c`).
@@ -23,33 +24,48 @@ pub(crate) struct RawHit {
     pub zero: u8,
 }
 
-/// A ray prepared once for many triangle tests (permutation and shear).
+/// A ray prepared once for many triangle tests (permutation and shear), with the SIMD
+/// kernel for its permutation chosen once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RayKernel {
-    pub o: [Real; 3],
-    pub k: [usize; 3],
-    pub s: [Real; 3],
-    pub valid: bool,
+    pub tr: TrianglesRay,
 }
 
 impl RayKernel {
+    #[inline]
     pub fn new(ray: &Ray) -> Self {
-        let w = WatertightRay::new(ray);
         Self {
-            o: w.origin,
-            k: w.k,
-            s: w.shear,
-            valid: w.valid,
+            tr: TrianglesRay::new(SimdPath::best(), &WatertightRay::new(ray)),
         }
+    }
+
+    /// The ray as the watertight test prepares it.
+    #[inline(always)]
+    pub fn w(&self) -> &WatertightRay {
+        self.tr.ray()
+    }
+
+    /// False for rays that can hit nothing (NaN, infinite or zero direction).
+    #[inline(always)]
+    pub fn valid(&self) -> bool {
+        self.w().valid
+    }
+
+    /// The axis permutation: `k()[2]` is the dominant direction axis.
+    #[inline(always)]
+    pub fn k(&self) -> [usize; 3] {
+        self.w().k
     }
 
     /// The sheared 2D position of `p` (the ray runs along the origin of this plane), in the
     /// same f32 arithmetic as [`RayKernel::intersect`].
     #[inline(always)]
     pub fn shear_xy(&self, p: &Point3<Real>) -> [Real; 2] {
-        let [kx, ky, kz] = self.k;
-        let d = [p.x - self.o[0], p.y - self.o[1], p.z - self.o[2]];
-        [d[kx] - self.s[0] * d[kz], d[ky] - self.s[1] * d[kz]]
+        let w = self.w();
+        let [kx, ky, kz] = w.k;
+        let (o, s) = (w.origin, w.shear);
+        let d = [p.x - o[0], p.y - o[1], p.z - o[2]];
+        [d[kx] - s[0] * d[kz], d[ky] - s[1] * d[kz]]
     }
 
     /// The watertight test of [`WatertightRay::intersect`], bit for bit, with the ray's axis
@@ -64,8 +80,8 @@ impl RayKernel {
         t_max: Real,
         cull: Cull,
     ) -> Option<RawHit> {
-        let [sx, sy, sz] = self.s;
-        let o = self.o;
+        let [sx, sy, sz] = self.w().shear;
+        let o = self.w().origin;
         let [a, b, c] = tri;
         let a_ = [a.x - o[0], a.y - o[1], a.z - o[2]];
         let b_ = [b.x - o[0], b.y - o[1], b.z - o[2]];

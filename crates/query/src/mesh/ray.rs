@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch, RayTraversal};
+use raypick_bvh::wide::{prefetch, BlockHits, RayTraversal, SimdPath};
 
 use super::kernel::{dispatch_k, unit_normal, RawHit, RayKernel};
 use super::Mesh;
@@ -105,10 +105,10 @@ impl Mesh {
     #[must_use]
     pub fn closest_hit(&self, ray: &Ray, query: &RayQuery) -> Option<Hit> {
         let k = RayKernel::new(ray);
-        if !k.valid {
+        if !k.valid() {
             return None;
         }
-        dispatch_k!(k.k, closest_k::<_>(self, ray, &k, query))
+        dispatch_k!(k.k(), closest_k::<_>(self, ray, &k, query))
             .map(|(h, pos)| self.make_hit(pos, &h))
     }
 
@@ -118,10 +118,10 @@ impl Mesh {
     #[must_use]
     pub fn any_hit(&self, ray: &Ray, query: &RayQuery) -> bool {
         let k = RayKernel::new(ray);
-        if !k.valid {
+        if !k.valid() {
             return false;
         }
-        dispatch_k!(k.k, any_k::<_>(self, ray, &k, query))
+        dispatch_k!(k.k(), any_k::<_>(self, ray, &k, query))
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -153,10 +153,10 @@ impl Mesh {
     pub fn all_hits_into(&self, ray: &Ray, query: &RayQuery, out: &mut Vec<Hit>) {
         out.clear();
         let k = RayKernel::new(ray);
-        if !k.valid {
+        if !k.valid() {
             return;
         }
-        dispatch_k!(k.k, all_k::<_>(self, ray, &k, query, out));
+        dispatch_k!(k.k(), all_k::<_>(self, ray, &k, query, out));
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
@@ -188,6 +188,10 @@ impl Mesh {
     }
 }
 
+/// Leaves of at most this many triangles take the scalar kernel, one triangle at a time: a
+/// SIMD pass costs more than one scalar test (1, 2 and 3 measured: 1 was fastest overall).
+const SCALAR_LEAF: usize = 1;
+
 /// The closest hit as (kernel hit, leaf slot); ties at equal `t` go to the lowest original
 /// index.
 #[inline(always)]
@@ -197,15 +201,17 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     k: &RayKernel,
     query: &RayQuery,
 ) -> Option<(RawHit, usize)> {
-    let prims = mesh.prim_indices();
     let (t_min, cull) = (query.t_min, query.cull);
-    let mut best_t = query.t_max;
-    // The kernel's bound: the best `t` padded, so that its division-free range test, which
-    // rounds differently from `t`, never drops a hit at exactly `best_t` (a tie); never
-    // above the query's own bound, so the accepted set is the kernel's at `t_max`.
-    let mut bound = query.t_max;
-    let mut best: Option<(RawHit, usize)> = None;
-    let mut best_prim = u32::MAX;
+    let mut c = Closest {
+        prims: mesh.prim_indices(),
+        best_t: query.t_max,
+        bound: query.t_max,
+        best: None,
+        best_prim: u32::MAX,
+    };
+    let simd = SimdPath::best();
+    let tr = &k.tr;
+    let mut lanes = BlockHits::default();
     // Leaves pushed for later: start loading their triangles while the nearer ones are tested.
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
@@ -215,27 +221,75 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         query.t_max,
         upcoming,
         |range, t_max| {
-            let start = range.start;
-            for (i, tri) in mesh.tris[range].iter().enumerate() {
-                if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, bound, cull) {
-                    let pos = start + i;
-                    let better = h.t < best_t || (h.t == best_t && prims[pos] < best_prim);
-                    if better && !mesh.is_degenerate_at(pos) {
-                        best_t = h.t;
-                        best_prim = prims[pos];
-                        best = Some((h, pos));
-                        let padded = prune_bound(best_t);
-                        if padded < bound {
-                            bound = padded;
-                        }
-                        *t_max = bound;
+            if simd == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
+                for (i, tri) in mesh.tris[range.clone()].iter().enumerate() {
+                    if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, c.bound, cull) {
+                        c.consider(mesh, range.start + i, h);
                     }
                 }
+            } else {
+                // Up to 8 triangles per SIMD pass, all against the bound at the pass's start:
+                // a hit the scalar loop would have cut with a bound lowered within the pass
+                // lies beyond the best `t` and is not better, so the outcome is the same.
+                let mut start = range.start;
+                while start < range.end {
+                    let end = range.end.min(start + 8);
+                    let group = &mesh.tris[start..end];
+                    let m = tr.test(group, t_min, c.bound, cull, &mut lanes);
+                    let mut hit = m.hit;
+                    while hit != 0 {
+                        let i = hit.trailing_zeros() as usize;
+                        hit &= hit - 1;
+                        c.consider(mesh, start + i, lane_hit(&lanes, m.front, i));
+                    }
+                    // On an edge or a vertex: the scalar kernel (f64 edge functions).
+                    let mut undecided = m.undecided;
+                    while undecided != 0 {
+                        let i = undecided.trailing_zeros() as usize;
+                        undecided &= undecided - 1;
+                        let tri = &group[i];
+                        if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, c.bound, cull) {
+                            c.consider(mesh, start + i, h);
+                        }
+                    }
+                    start = end;
+                }
             }
+            *t_max = c.bound;
             ControlFlow::Continue(())
         },
     );
-    best
+    c.best
+}
+
+/// The state of a closest-hit query.
+struct Closest<'a> {
+    prims: &'a [u32],
+    best_t: Real,
+    /// The kernel's bound: the best `t` padded, so that its division-free range test, which
+    /// rounds differently from `t`, never drops a hit at exactly `best_t` (a tie); never
+    /// above the query's own bound, so the accepted set is the kernel's at `t_max`.
+    bound: Real,
+    best: Option<(RawHit, usize)>,
+    best_prim: u32,
+}
+
+impl Closest<'_> {
+    /// Takes the kernel's hit `h` on leaf slot `pos` if it is nearer, or as near with a lower
+    /// original index, and the triangle is not degenerate.
+    #[inline(always)]
+    fn consider(&mut self, mesh: &Mesh, pos: usize, h: RawHit) {
+        let better = h.t < self.best_t || (h.t == self.best_t && self.prims[pos] < self.best_prim);
+        if better && !mesh.is_degenerate_at(pos) {
+            self.best_t = h.t;
+            self.best_prim = self.prims[pos];
+            self.best = Some((h, pos));
+            let padded = prune_bound(h.t);
+            if padded < self.bound {
+                self.bound = padded;
+            }
+        }
+    }
 }
 
 #[inline(always)]
@@ -247,6 +301,9 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> bool {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     let mut found = false;
+    let simd = SimdPath::best();
+    let tr = &k.tr;
+    let mut lanes = BlockHits::default();
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
         RayTraversal::unordered(),
@@ -255,15 +312,41 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
         t_max,
         upcoming,
         |range, _| {
-            let start = range.start;
-            for (i, tri) in mesh.tris[range].iter().enumerate() {
-                if k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
-                    .is_some()
-                    && !mesh.is_degenerate_at(start + i)
-                {
-                    found = true;
-                    return ControlFlow::Break(());
-                }
+            let hit = if simd == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
+                mesh.tris[range.clone()].iter().enumerate().any(|(i, tri)| {
+                    k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
+                        .is_some()
+                        && !mesh.is_degenerate_at(range.start + i)
+                })
+            } else {
+                range.clone().step_by(8).any(|start| {
+                    let group = &mesh.tris[start..range.end.min(start + 8)];
+                    let m = tr.test(group, t_min, t_max, cull, &mut lanes);
+                    let mut hit = m.hit;
+                    while hit != 0 {
+                        let i = hit.trailing_zeros() as usize;
+                        hit &= hit - 1;
+                        if !mesh.is_degenerate_at(start + i) {
+                            return true;
+                        }
+                    }
+                    let mut undecided = m.undecided;
+                    while undecided != 0 {
+                        let i = undecided.trailing_zeros() as usize;
+                        undecided &= undecided - 1;
+                        if k.intersect_k::<KX, KY, KZ>(&group[i], t_min, t_max, cull)
+                            .is_some()
+                            && !mesh.is_degenerate_at(start + i)
+                        {
+                            return true;
+                        }
+                    }
+                    false
+                })
+            };
+            if hit {
+                found = true;
+                return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
         },
@@ -291,6 +374,19 @@ fn all_k<const KX: usize, const KY: usize, const KZ: usize>(
         }
         ControlFlow::Continue(())
     });
+}
+
+/// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
+/// any hit never merge crossings) and is left empty.
+#[inline(always)]
+fn lane_hit(lanes: &BlockHits<8>, front: u32, i: usize) -> RawHit {
+    RawHit {
+        t: lanes.t[i],
+        u: lanes.u[i],
+        v: lanes.v[i],
+        front_face: front & (1 << i) != 0,
+        zero: 0,
+    }
 }
 
 #[inline]

@@ -8,10 +8,10 @@
 use std::arch::x86_64::*;
 
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::WatertightRay;
+use raypick_primitives::{Point3, WatertightRay};
 
 use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, Visit, INV_EXIT_SCALE};
-use crate::wide::triangle::BlockHits;
+use crate::wide::triangle::{BlockHits, LaneMasks};
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
@@ -204,6 +204,8 @@ macro_rules! vec_ops {
     ($m:ident, $feat:literal, $v:ty, $w:literal, $set1:ident, $loadu:ident, $storeu:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $and:ident, $or:ident, $andnot:ident,
      $movemask:ident, $lt:expr, $gt:expr, $le:expr, $ge:expr, $eq:expr) => {
+        // A full set per width, whichever kernels use it.
+        #[allow(dead_code)]
         mod $m {
             #[allow(clippy::wildcard_imports)]
             use std::arch::x86_64::*;
@@ -320,6 +322,30 @@ vec_ops!(
     _mm_cmpge_ps,
     _mm_cmpeq_ps
 );
+// The 4-lane operations again, VEX-encoded, for the AVX2 path's small leaves (no switch
+// between legacy SSE and AVX code).
+vec_ops!(
+    v4x,
+    "avx2",
+    __m128,
+    4,
+    _mm_set1_ps,
+    _mm_loadu_ps,
+    _mm_storeu_ps,
+    _mm_add_ps,
+    _mm_sub_ps,
+    _mm_mul_ps,
+    _mm_div_ps,
+    _mm_and_ps,
+    _mm_or_ps,
+    _mm_andnot_ps,
+    _mm_movemask_ps,
+    _mm_cmplt_ps,
+    _mm_cmpgt_ps,
+    _mm_cmple_ps,
+    _mm_cmpge_ps,
+    _mm_cmpeq_ps
+);
 vec_ops!(
     v8,
     "avx2",
@@ -343,37 +369,31 @@ vec_ops!(
     _mm256_cmp_ps::<_CMP_EQ_OQ>
 );
 
-/// The watertight triangle kernel on `W` lanes from `off`, with the scalar test's f32
-/// operations in the scalar order. Writes the lanes' candidate mask, front mask, `t`, `u`,
-/// `v` into `out` and returns the mask of lanes with an edge function exactly zero (which
-/// the caller must decide with the scalar test).
-macro_rules! tri_kernel {
+/// The watertight test's lanes: what the kernel core returns.
+struct Lanes<V> {
+    /// Lanes hit within the interval (before culling), edge functions all nonzero.
+    ok: u32,
+    /// Lanes whose determinant is positive (front face).
+    front: u32,
+    /// Lanes with an edge function exactly zero: the scalar test must decide them.
+    zero: u32,
+    t: V,
+    u: V,
+    v: V,
+}
+
+/// The watertight triangle kernel on `W` lanes, with the scalar test's f32 operations in the
+/// scalar order. `c[corner]` holds the corner minus the ray origin on the permuted axes
+/// `(kx, ky, kz)`, as in [`WatertightRay::intersect`].
+macro_rules! tri_core {
     ($name:ident, $m:ident, $feat:literal) => {
         #[target_feature(enable = $feat)]
         #[inline]
-        fn $name<const N: usize>(
-            v: &[[[f32; N]; 3]; 3],
-            off: usize,
-            r: &WatertightRay,
-            t_min: f32,
-            t_max: f32,
-            out: &mut BlockHits<N>,
-        ) -> u32 {
+        fn $name(c: [[$m::V; 3]; 3], r: &WatertightRay, t_min: f32, t_max: f32) -> Lanes<$m::V> {
             use $m::*;
-            let [kx, ky, kz] = r.k;
             let [sx, sy, sz] = r.shear;
-            let o = r.origin;
             let (sx, sy, sz) = (splat(sx), splat(sy), splat(sz));
-            // Corner `c` minus the origin, on axis `a`.
-            let rel = [splat(o[0]), splat(o[1]), splat(o[2])];
-            let corner = |c: usize| -> [V; 3] {
-                [
-                    sub(load(&v[c][kx][off..]), rel[kx]),
-                    sub(load(&v[c][ky][off..]), rel[ky]),
-                    sub(load(&v[c][kz][off..]), rel[kz]),
-                ]
-            };
-            let (a_, b_, c_) = (corner(0), corner(1), corner(2));
+            let [a_, b_, c_] = c;
             let ax = sub(a_[0], mul(sx, a_[2]));
             let ay = sub(a_[1], mul(sy, a_[2]));
             let bx = sub(b_[0], mul(sx, b_[2]));
@@ -401,18 +421,62 @@ macro_rules! tri_kernel {
             let t = mul(ts, inv);
             let recheck = and(ge(t, tmin), le(t, tmax));
             let ok = andnot(and(neg, pos), and(or(in_pos, in_neg), recheck));
-            store(&mut out.t[off..], t);
-            store(&mut out.u[off..], mul(vv, inv));
-            store(&mut out.v[off..], mul(w, inv));
-            out.mask |= bits(ok) << off;
-            out.front |= bits(front) << off;
-            zero_lanes << off
+            Lanes {
+                ok: bits(ok),
+                front: bits(front),
+                zero: zero_lanes,
+                t,
+                u: mul(vv, inv),
+                v: mul(w, inv),
+            }
         }
     };
 }
 
-tri_kernel!(tri_sse, v4, "sse");
-tri_kernel!(tri_avx2, v8, "avx2");
+tri_core!(core_sse, v4, "sse");
+tri_core!(core_avx2, v8, "avx2");
+tri_core!(core_vex4, v4x, "avx2");
+
+/// The watertight triangle kernel on `W` SoA lanes from `off`. Writes the lanes' candidate
+/// mask, front mask, `t`, `u`, `v` into `out` and returns the mask of lanes with an edge
+/// function exactly zero (which the caller must decide with the scalar test).
+macro_rules! tri_kernel {
+    ($name:ident, $core:ident, $m:ident, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        #[inline]
+        fn $name<const N: usize>(
+            v: &[[[f32; N]; 3]; 3],
+            off: usize,
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            out: &mut BlockHits<N>,
+        ) -> u32 {
+            use $m::*;
+            let [kx, ky, kz] = r.k;
+            let o = r.origin;
+            // Corner `c` minus the origin, on axis `a`.
+            let rel = [splat(o[0]), splat(o[1]), splat(o[2])];
+            let corner = |c: usize| -> [V; 3] {
+                [
+                    sub(load(&v[c][kx][off..]), rel[kx]),
+                    sub(load(&v[c][ky][off..]), rel[ky]),
+                    sub(load(&v[c][kz][off..]), rel[kz]),
+                ]
+            };
+            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
+            store(&mut out.t[off..], l.t);
+            store(&mut out.u[off..], l.u);
+            store(&mut out.v[off..], l.v);
+            out.mask |= l.ok << off;
+            out.front |= l.front << off;
+            l.zero << off
+        }
+    };
+}
+
+tri_kernel!(tri_sse, core_sse, v4, "sse");
+tri_kernel!(tri_avx2, core_avx2, v8, "avx2");
 
 /// Runs the triangle kernel over all `N` lanes of a block (`N` a multiple of 4) on `path`;
 /// returns the lanes the scalar test must decide (see `tri_kernel`).
@@ -434,4 +498,247 @@ pub(crate) fn triangles<const N: usize>(
         zero |= unsafe { tri_sse(v, off, r, t_min, t_max, out) };
     }
     zero
+}
+
+/// `[r0, r1, r2, r3]` transposed within each 128-bit half: row `i` of the result holds
+/// element `i` of every input.
+macro_rules! transpose4 {
+    ($r:expr, $unpacklo:ident, $unpackhi:ident, $shuffle:ident) => {{
+        let [r0, r1, r2, r3] = $r;
+        let (t0, t1) = ($unpacklo(r0, r1), $unpacklo(r2, r3));
+        let (t2, t3) = ($unpackhi(r0, r1), $unpackhi(r2, r3));
+        [
+            $shuffle::<0x44>(t0, t1),
+            $shuffle::<0xEE>(t0, t1),
+            $shuffle::<0x44>(t2, t3),
+            $shuffle::<0xEE>(t2, t3),
+        ]
+    }};
+}
+
+// Each triangle `[a, b, c]` is 9 consecutive f32s (nalgebra's points are `repr(C)`), which
+// the loaders below read through a pointer.
+const _: () = assert!(std::mem::size_of::<[Point3<f32>; 3]>() == 36);
+const _: () = assert!(std::mem::align_of::<[Point3<f32>; 3]>() == 4);
+
+/// The corners of up to 4 consecutive triangles as lanes, `[corner][axis]`: lane `j` holds
+/// `tris[min(j, len - 1)]`. `tris` must not be empty.
+macro_rules! aos_rows4 {
+    ($name:ident, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        #[inline]
+        fn $name(tris: &[[Point3<f32>; 3]]) -> [[__m128; 3]; 3] {
+            let last = tris.len() - 1;
+            let base = tris.as_ptr().cast::<f32>();
+            let quad = |j: usize, off: usize| {
+                // SAFETY: lane `j` reads floats `off .. off + 4` (`off` is 0 or 4) or float 8
+                // of triangle `min(j, last)`: all inside `tris`, whose triangles are 9 f32s
+                // each (asserted above); no alignment needed.
+                unsafe { _mm_loadu_ps(base.add(9 * j.min(last) + off)) }
+            };
+            // SAFETY: as above.
+            let one = |j: usize| unsafe { *base.add(9 * j.min(last) + 8) };
+            let lo = transpose4!(
+                [quad(0, 0), quad(1, 0), quad(2, 0), quad(3, 0)],
+                _mm_unpacklo_ps,
+                _mm_unpackhi_ps,
+                _mm_shuffle_ps
+            );
+            let hi = transpose4!(
+                [quad(0, 4), quad(1, 4), quad(2, 4), quad(3, 4)],
+                _mm_unpacklo_ps,
+                _mm_unpackhi_ps,
+                _mm_shuffle_ps
+            );
+            let cz = _mm_setr_ps(one(0), one(1), one(2), one(3));
+            [
+                [lo[0], lo[1], lo[2]],
+                [lo[3], hi[0], hi[1]],
+                [hi[2], hi[3], cz],
+            ]
+        }
+    };
+}
+
+aos_rows4!(aos_rows4_sse, "sse");
+aos_rows4!(aos_rows4_vex, "avx2");
+
+/// [`aos_rows4_sse`] on 8 lanes: lanes `j` and `j + 4` share a load and a transpose.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn aos_rows8(tris: &[[Point3<f32>; 3]]) -> [[__m256; 3]; 3] {
+    let last = tris.len() - 1;
+    let base = tris.as_ptr().cast::<f32>();
+    // SAFETY: as in `aos_rows4`: every read lies inside triangle `min(j, last)` of `tris`.
+    let quad = |j: usize, off: usize| unsafe { _mm_loadu_ps(base.add(9 * j.min(last) + off)) };
+    let pair = |j: usize, off: usize| {
+        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(quad(j, off)), quad(j + 4, off))
+    };
+    // SAFETY: as above.
+    let one = |j: usize| unsafe { *base.add(9 * j.min(last) + 8) };
+    let lo = transpose4!(
+        [pair(0, 0), pair(1, 0), pair(2, 0), pair(3, 0)],
+        _mm256_unpacklo_ps,
+        _mm256_unpackhi_ps,
+        _mm256_shuffle_ps
+    );
+    let hi = transpose4!(
+        [pair(0, 4), pair(1, 4), pair(2, 4), pair(3, 4)],
+        _mm256_unpacklo_ps,
+        _mm256_unpackhi_ps,
+        _mm256_shuffle_ps
+    );
+    let cz = _mm256_setr_ps(
+        one(0),
+        one(1),
+        one(2),
+        one(3),
+        one(4),
+        one(5),
+        one(6),
+        one(7),
+    );
+    [
+        [lo[0], lo[1], lo[2]],
+        [lo[3], hi[0], hi[1]],
+        [hi[2], hi[3], cz],
+    ]
+}
+
+/// The watertight kernel on up to `W` consecutive triangles (`1..=W` of them, read in place)
+/// with the ray's axis permutation as constants: writes lanes `off .. off + W` of `t`, `u`, `v`
+/// and returns the lanes' masks (unshifted; lanes past the slice cleared).
+macro_rules! aos_kernel {
+    ($name:ident, $rows:ident, $core:ident, $m:ident, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        #[inline]
+        fn $name<const KX: usize, const KY: usize, const KZ: usize>(
+            tris: &[[Point3<f32>; 3]],
+            off: usize,
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            out: &mut BlockHits<8>,
+        ) -> LaneMasks {
+            use $m::*;
+            let rows = $rows(tris);
+            let o = [splat(r.origin[0]), splat(r.origin[1]), splat(r.origin[2])];
+            let corner = |c: usize| -> [V; 3] {
+                [
+                    sub(rows[c][KX], o[KX]),
+                    sub(rows[c][KY], o[KY]),
+                    sub(rows[c][KZ], o[KZ]),
+                ]
+            };
+            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
+            let used = (1u32 << tris.len()) - 1;
+            store(&mut out.t[off..], l.t);
+            store(&mut out.u[off..], l.u);
+            store(&mut out.v[off..], l.v);
+            LaneMasks {
+                hit: l.ok & used,
+                front: l.front & used,
+                undecided: l.zero & used,
+            }
+        }
+    };
+}
+
+aos_kernel!(aos4_sse, aos_rows4_sse, core_sse, v4, "sse");
+aos_kernel!(aos4_vex, aos_rows4_vex, core_vex4, v4x, "avx2");
+aos_kernel!(aos8_avx2, aos_rows8, core_avx2, v8, "avx2");
+
+/// A kernel over `1..=W` consecutive triangles for one axis permutation (see `aos_kernel`).
+/// Unsafe to call unless the CPU has the kernel's target feature.
+pub(crate) type AosFn =
+    unsafe fn(&[[Point3<f32>; 3]], &WatertightRay, f32, f32, &mut BlockHits<8>) -> LaneMasks;
+
+// SAFETY (for the three wrappers): their callers guarantee the target feature (`AosFn`).
+#[target_feature(enable = "sse")]
+unsafe fn sse4<const KX: usize, const KY: usize, const KZ: usize>(
+    tris: &[[Point3<f32>; 3]],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    aos4_sse::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
+}
+
+#[target_feature(enable = "sse")]
+unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
+    tris: &[[Point3<f32>; 3]],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    let lo = aos4_sse::<KX, KY, KZ>(&tris[..4], 0, r, t_min, t_max, out);
+    let hi = aos4_sse::<KX, KY, KZ>(&tris[4..], 4, r, t_min, t_max, out);
+    LaneMasks {
+        hit: lo.hit | hi.hit << 4,
+        front: lo.front | hi.front << 4,
+        undecided: lo.undecided | hi.undecided << 4,
+    }
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn vex4<const KX: usize, const KY: usize, const KZ: usize>(
+    tris: &[[Point3<f32>; 3]],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    aos4_vex::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn avx8<const KX: usize, const KY: usize, const KZ: usize>(
+    tris: &[[Point3<f32>; 3]],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    aos8_avx2::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
+}
+
+/// The kernels for `1..=4` and `5..=8` triangles on `path` (`Sse` or `Avx2`, which must be
+/// available) for the permutation `k`.
+pub(crate) fn aos_kernels(path: SimdPath, k: [usize; 3]) -> [AosFn; 2] {
+    macro_rules! pick {
+        ($small:ident, $large:ident) => {
+            match k {
+                [1, 2, 0] => [$small::<1, 2, 0> as AosFn, $large::<1, 2, 0> as AosFn],
+                [2, 1, 0] => [$small::<2, 1, 0>, $large::<2, 1, 0>],
+                [2, 0, 1] => [$small::<2, 0, 1>, $large::<2, 0, 1>],
+                [0, 2, 1] => [$small::<0, 2, 1>, $large::<0, 2, 1>],
+                [0, 1, 2] => [$small::<0, 1, 2>, $large::<0, 1, 2>],
+                _ => [$small::<1, 0, 2>, $large::<1, 0, 2>],
+            }
+        };
+    }
+    if path == SimdPath::Avx2 && avx2_available() {
+        pick!(vex4, avx8)
+    } else {
+        pick!(sse4, sse8)
+    }
+}
+
+/// Runs `kernels` (from [`aos_kernels`]) on `1..=8` consecutive triangles.
+#[inline(always)]
+pub(crate) fn run_aos(
+    kernels: &[AosFn; 2],
+    tris: &[[Point3<f32>; 3]],
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    assert!((1..=8).contains(&tris.len()));
+    let f = kernels[usize::from(tris.len() > 4)];
+    // SAFETY: `aos_kernels` picked kernels whose target features the CPU has; the length
+    // is in the kernel's range (the small one takes 1..=4, the large one 5..=8).
+    unsafe { f(tris, r, t_min, t_max, out) }
 }
