@@ -17,7 +17,7 @@ mod overlap;
 mod ray;
 
 use rayon::prelude::*;
-use raypick_bvh::wide::{Bvh8, CollapseConfig};
+use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
@@ -185,10 +185,14 @@ impl Mesh {
         let bvh = Bvh::build(&boxes, config)?;
         drop(boxes);
         let wide = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
-        let prims = bvh.prim_indices().to_vec();
+        // Rays read the triangles, and on a hit their original index, at random: large
+        // meshes put both on huge pages.
+        let mut prims = huge_page_vec(bvh.len());
+        prims.extend_from_slice(bvh.prim_indices());
         drop(bvh);
         let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
-        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
+        let mut tris = huge_page_vec(indices.len());
+        tris.extend(indices.iter().map(corners));
         let mut mesh = Mesh {
             wide,
             prims,
