@@ -232,6 +232,7 @@ pub struct LaneMasks {
 #[derive(Clone, Copy, Debug)]
 pub struct TrianglesRay {
     ray: WatertightRay,
+    path: SimdPath,
     #[cfg(target_arch = "x86_64")]
     kernels: Option<[super::simd::AosFn; 2]>,
 }
@@ -240,12 +241,23 @@ impl TrianglesRay {
     /// `ray` on `path` (a path this CPU lacks, or `Scalar`, leaves every lane undecided).
     #[must_use]
     pub fn new(path: SimdPath, ray: &WatertightRay) -> Self {
+        let path = if path.is_available() {
+            path
+        } else {
+            SimdPath::Scalar
+        };
         Self {
             ray: *ray,
+            path,
             #[cfg(target_arch = "x86_64")]
-            kernels: (path != SimdPath::Scalar && path.is_available())
-                .then(|| super::simd::aos_kernels(path, ray.k)),
+            kernels: (path != SimdPath::Scalar).then(|| super::simd::aos_kernels(path, ray.k)),
         }
+    }
+
+    /// The path the tests run on: the one asked for, or `Scalar` when this CPU lacks it.
+    #[must_use]
+    pub fn path(&self) -> SimdPath {
+        self.path
     }
 
     /// The ray.

@@ -203,5 +203,6 @@ pub(crate) fn unit_normal(
         (n[1] / len) as Real,
         (n[2] / len) as Real,
     );
-    Some(nalgebra::Unit::new_normalize(v))
+    // Normalized in f64 already: unit to f32 rounding, no second normalization needed.
+    Some(nalgebra::Unit::new_unchecked(v))
 }

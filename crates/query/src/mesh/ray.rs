@@ -209,13 +209,16 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         best: None,
         best_prim: u32::MAX,
     };
-    let simd = SimdPath::best();
     let tr = &k.tr;
+    let simd = tr.path();
     let mut lanes = BlockHits::default();
     // Leaves pushed for later: start loading their triangles while the nearer ones are tested.
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
-        RayTraversal::nearest_first(),
+        RayTraversal {
+            path: simd,
+            ordered: true,
+        },
         ray,
         query.t_min,
         query.t_max,
@@ -301,12 +304,15 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> bool {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     let mut found = false;
-    let simd = SimdPath::best();
     let tr = &k.tr;
+    let simd = tr.path();
     let mut lanes = BlockHits::default();
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
-        RayTraversal::unordered(),
+        RayTraversal {
+            path: simd,
+            ordered: false,
+        },
         ray,
         t_min,
         t_max,
