@@ -192,6 +192,63 @@ impl Mesh {
 /// SIMD pass costs more than one scalar test (1, 2 and 3 measured: 1 was fastest overall).
 const SCALAR_LEAF: usize = 1;
 
+/// What a ray query does with the kernel's hits in a leaf.
+trait LeafSink {
+    /// The kernel's current upper bound on `t`.
+    fn bound(&self) -> Real;
+    /// Takes the kernel's hit `h` on leaf slot `pos` (degenerate triangles not yet filtered
+    /// out); `Break` ends the traversal.
+    fn hit(&mut self, mesh: &Mesh, pos: usize, h: RawHit) -> ControlFlow<()>;
+}
+
+/// Runs the watertight kernel on the triangles of leaf slots `range` and hands every hit to
+/// `sink`: one triangle at a time on the scalar path and for small leaves, else up to 8 per
+/// SIMD pass, all against the bound at the pass's start (a hit the scalar loop would have cut
+/// with a bound lowered within the pass lies beyond the best `t` and is not better, so the
+/// outcome is the same). Lanes on an edge or a vertex take the scalar kernel (f64 edge
+/// functions).
+#[inline(always)]
+fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+    mesh: &Mesh,
+    k: &RayKernel,
+    range: std::ops::Range<usize>,
+    t_min: Real,
+    cull: Cull,
+    lanes: &mut BlockHits<8>,
+    sink: &mut S,
+) -> ControlFlow<()> {
+    if k.tr.path() == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
+        for (i, tri) in mesh.tris[range.clone()].iter().enumerate() {
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, sink.bound(), cull) {
+                sink.hit(mesh, range.start + i, h)?;
+            }
+        }
+        return ControlFlow::Continue(());
+    }
+    let mut start = range.start;
+    while start < range.end {
+        let end = range.end.min(start + 8);
+        let group = &mesh.tris[start..end];
+        let m = k.tr.test(group, t_min, sink.bound(), cull, lanes);
+        let mut hit = m.hit;
+        while hit != 0 {
+            let i = hit.trailing_zeros() as usize;
+            hit &= hit - 1;
+            sink.hit(mesh, start + i, lane_hit(lanes, m.front, i))?;
+        }
+        let mut undecided = m.undecided;
+        while undecided != 0 {
+            let i = undecided.trailing_zeros() as usize;
+            undecided &= undecided - 1;
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&group[i], t_min, sink.bound(), cull) {
+                sink.hit(mesh, start + i, h)?;
+            }
+        }
+        start = end;
+    }
+    ControlFlow::Continue(())
+}
+
 /// The closest hit as (kernel hit, leaf slot); ties at equal `t` go to the lowest original
 /// index.
 #[inline(always)]
@@ -209,14 +266,12 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         best: None,
         best_prim: u32::MAX,
     };
-    let tr = &k.tr;
-    let simd = tr.path();
     let mut lanes = BlockHits::default();
     // Leaves pushed for later: start loading their triangles while the nearer ones are tested.
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
         RayTraversal {
-            path: simd,
+            path: k.tr.path(),
             ordered: true,
         },
         ray,
@@ -224,40 +279,7 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         query.t_max,
         upcoming,
         |range, t_max| {
-            if simd == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
-                for (i, tri) in mesh.tris[range.clone()].iter().enumerate() {
-                    if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, c.bound, cull) {
-                        c.consider(mesh, range.start + i, h);
-                    }
-                }
-            } else {
-                // Up to 8 triangles per SIMD pass, all against the bound at the pass's start:
-                // a hit the scalar loop would have cut with a bound lowered within the pass
-                // lies beyond the best `t` and is not better, so the outcome is the same.
-                let mut start = range.start;
-                while start < range.end {
-                    let end = range.end.min(start + 8);
-                    let group = &mesh.tris[start..end];
-                    let m = tr.test(group, t_min, c.bound, cull, &mut lanes);
-                    let mut hit = m.hit;
-                    while hit != 0 {
-                        let i = hit.trailing_zeros() as usize;
-                        hit &= hit - 1;
-                        c.consider(mesh, start + i, lane_hit(&lanes, m.front, i));
-                    }
-                    // On an edge or a vertex: the scalar kernel (f64 edge functions).
-                    let mut undecided = m.undecided;
-                    while undecided != 0 {
-                        let i = undecided.trailing_zeros() as usize;
-                        undecided &= undecided - 1;
-                        let tri = &group[i];
-                        if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, c.bound, cull) {
-                            c.consider(mesh, start + i, h);
-                        }
-                    }
-                    start = end;
-                }
-            }
+            let _ = leaf_hits::<KX, KY, KZ, _>(mesh, k, range, t_min, cull, &mut lanes, &mut c);
             *t_max = c.bound;
             ControlFlow::Continue(())
         },
@@ -277,11 +299,16 @@ struct Closest<'a> {
     best_prim: u32,
 }
 
-impl Closest<'_> {
-    /// Takes the kernel's hit `h` on leaf slot `pos` if it is nearer, or as near with a lower
-    /// original index, and the triangle is not degenerate.
+impl LeafSink for Closest<'_> {
     #[inline(always)]
-    fn consider(&mut self, mesh: &Mesh, pos: usize, h: RawHit) {
+    fn bound(&self) -> Real {
+        self.bound
+    }
+
+    /// Takes the hit if it is nearer, or as near with a lower original index, and the
+    /// triangle is not degenerate.
+    #[inline(always)]
+    fn hit(&mut self, mesh: &Mesh, pos: usize, h: RawHit) -> ControlFlow<()> {
         let better = h.t < self.best_t || (h.t == self.best_t && self.prims[pos] < self.best_prim);
         if better && !mesh.is_degenerate_at(pos) {
             self.best_t = h.t;
@@ -292,6 +319,29 @@ impl Closest<'_> {
                 self.bound = padded;
             }
         }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The state of an any-hit query: stops at the first hit on a non-degenerate triangle.
+struct AnyHit {
+    t_max: Real,
+    found: bool,
+}
+
+impl LeafSink for AnyHit {
+    #[inline(always)]
+    fn bound(&self) -> Real {
+        self.t_max
+    }
+
+    #[inline(always)]
+    fn hit(&mut self, mesh: &Mesh, pos: usize, _: RawHit) -> ControlFlow<()> {
+        if mesh.is_degenerate_at(pos) {
+            return ControlFlow::Continue(());
+        }
+        self.found = true;
+        ControlFlow::Break(())
     }
 }
 
@@ -302,62 +352,25 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
     k: &RayKernel,
     query: &RayQuery,
 ) -> bool {
-    let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-    let mut found = false;
-    let tr = &k.tr;
-    let simd = tr.path();
+    let (t_min, cull) = (query.t_min, query.cull);
+    let mut a = AnyHit {
+        t_max: query.t_max,
+        found: false,
+    };
     let mut lanes = BlockHits::default();
     let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
     mesh.wide.traverse_ray_by(
         RayTraversal {
-            path: simd,
+            path: k.tr.path(),
             ordered: false,
         },
         ray,
         t_min,
-        t_max,
+        query.t_max,
         upcoming,
-        |range, _| {
-            let hit = if simd == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
-                mesh.tris[range.clone()].iter().enumerate().any(|(i, tri)| {
-                    k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull)
-                        .is_some()
-                        && !mesh.is_degenerate_at(range.start + i)
-                })
-            } else {
-                range.clone().step_by(8).any(|start| {
-                    let group = &mesh.tris[start..range.end.min(start + 8)];
-                    let m = tr.test(group, t_min, t_max, cull, &mut lanes);
-                    let mut hit = m.hit;
-                    while hit != 0 {
-                        let i = hit.trailing_zeros() as usize;
-                        hit &= hit - 1;
-                        if !mesh.is_degenerate_at(start + i) {
-                            return true;
-                        }
-                    }
-                    let mut undecided = m.undecided;
-                    while undecided != 0 {
-                        let i = undecided.trailing_zeros() as usize;
-                        undecided &= undecided - 1;
-                        if k.intersect_k::<KX, KY, KZ>(&group[i], t_min, t_max, cull)
-                            .is_some()
-                            && !mesh.is_degenerate_at(start + i)
-                        {
-                            return true;
-                        }
-                    }
-                    false
-                })
-            };
-            if hit {
-                found = true;
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        },
+        |range, _| leaf_hits::<KX, KY, KZ, _>(mesh, k, range, t_min, cull, &mut lanes, &mut a),
     );
-    found
+    a.found
 }
 
 #[inline(always)]
