@@ -60,6 +60,17 @@ impl<const N: usize> Default for BlockHits<N> {
 }
 
 impl<const N: usize> BlockHits<N> {
+    /// Records `h` as lane `i`'s hit (the scalar test's answer for that lane).
+    fn set_hit(&mut self, i: usize, h: &RayTriangleHit) {
+        self.mask |= 1 << i;
+        if h.front_face {
+            self.front |= 1 << i;
+        }
+        self.t[i] = h.t;
+        self.u[i] = h.u;
+        self.v[i] = h.v;
+    }
+
     /// Lane `i`'s hit, or `None` (also for `i >= N`).
     #[must_use]
     pub fn hit(&self, i: usize) -> Option<RayTriangleHit> {
@@ -198,13 +209,7 @@ impl<const N: usize> TriangleBlock<N> {
             scalar &= scalar - 1;
             let p = |c: usize| Point3::new(self.v[c][0][i], self.v[c][1][i], self.v[c][2][i]);
             if let Some(h) = ray.intersect(&p(0), &p(1), &p(2), t_min, t_max, cull) {
-                out.mask |= 1 << i;
-                if h.front_face {
-                    out.front |= 1 << i;
-                }
-                out.t[i] = h.t;
-                out.u[i] = h.u;
-                out.v[i] = h.v;
+                out.set_hit(i, &h);
             }
         }
         out
@@ -354,13 +359,7 @@ pub fn intersect_triangles(
         undecided &= undecided - 1;
         let [a, b, c] = &tris[i];
         if let Some(h) = ray.intersect(a, b, c, t_min, t_max, cull) {
-            out.mask |= 1 << i;
-            if h.front_face {
-                out.front |= 1 << i;
-            }
-            out.t[i] = h.t;
-            out.u[i] = h.u;
-            out.v[i] = h.v;
+            out.set_hit(i, &h);
         }
     }
     out

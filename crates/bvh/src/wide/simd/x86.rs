@@ -300,52 +300,38 @@ macro_rules! vec_ops {
     };
 }
 
-vec_ops!(
-    v4,
-    "sse",
-    __m128,
-    4,
-    _mm_set1_ps,
-    _mm_loadu_ps,
-    _mm_storeu_ps,
-    _mm_add_ps,
-    _mm_sub_ps,
-    _mm_mul_ps,
-    _mm_div_ps,
-    _mm_and_ps,
-    _mm_or_ps,
-    _mm_andnot_ps,
-    _mm_movemask_ps,
-    _mm_cmplt_ps,
-    _mm_cmpgt_ps,
-    _mm_cmple_ps,
-    _mm_cmpge_ps,
-    _mm_cmpeq_ps
-);
-// The 4-lane operations again, VEX-encoded, for the AVX2 path's small leaves (no switch
-// between legacy SSE and AVX code).
-vec_ops!(
-    v4x,
-    "avx2",
-    __m128,
-    4,
-    _mm_set1_ps,
-    _mm_loadu_ps,
-    _mm_storeu_ps,
-    _mm_add_ps,
-    _mm_sub_ps,
-    _mm_mul_ps,
-    _mm_div_ps,
-    _mm_and_ps,
-    _mm_or_ps,
-    _mm_andnot_ps,
-    _mm_movemask_ps,
-    _mm_cmplt_ps,
-    _mm_cmpgt_ps,
-    _mm_cmple_ps,
-    _mm_cmpge_ps,
-    _mm_cmpeq_ps
-);
+/// `vec_ops!` for 4 lanes: the SSE intrinsics, compiled with `$feat` ("sse" for legacy
+/// encoding, "avx2" for VEX encoding inside AVX2 code, with no switch between the two).
+macro_rules! vec_ops4 {
+    ($m:ident, $feat:literal) => {
+        vec_ops!(
+            $m,
+            $feat,
+            __m128,
+            4,
+            _mm_set1_ps,
+            _mm_loadu_ps,
+            _mm_storeu_ps,
+            _mm_add_ps,
+            _mm_sub_ps,
+            _mm_mul_ps,
+            _mm_div_ps,
+            _mm_and_ps,
+            _mm_or_ps,
+            _mm_andnot_ps,
+            _mm_movemask_ps,
+            _mm_cmplt_ps,
+            _mm_cmpgt_ps,
+            _mm_cmple_ps,
+            _mm_cmpge_ps,
+            _mm_cmpeq_ps
+        );
+    };
+}
+
+vec_ops4!(v4, "sse");
+// For the AVX2 path's small leaves.
+vec_ops4!(v4x, "avx2");
 vec_ops!(
     v8,
     "avx2",
@@ -653,18 +639,29 @@ aos_kernel!(aos8_avx2, aos_rows8, core_avx2, v8, "avx2");
 pub(crate) type AosFn =
     unsafe fn(&[[Point3<f32>; 3]], &WatertightRay, f32, f32, &mut BlockHits<8>) -> LaneMasks;
 
-// SAFETY (for the three wrappers): their callers guarantee the target feature (`AosFn`).
-#[target_feature(enable = "sse")]
-unsafe fn sse4<const KX: usize, const KY: usize, const KZ: usize>(
-    tris: &[[Point3<f32>; 3]],
-    r: &WatertightRay,
-    t_min: f32,
-    t_max: f32,
-    out: &mut BlockHits<8>,
-) -> LaneMasks {
-    aos4_sse::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
+/// An [`AosFn`] running `$kernel` on lanes `0..W`.
+macro_rules! aos_entry {
+    ($name:ident, $kernel:ident, $feat:literal) => {
+        // SAFETY: the callers guarantee the target feature (see `AosFn`).
+        #[target_feature(enable = $feat)]
+        unsafe fn $name<const KX: usize, const KY: usize, const KZ: usize>(
+            tris: &[[Point3<f32>; 3]],
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            out: &mut BlockHits<8>,
+        ) -> LaneMasks {
+            $kernel::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
+        }
+    };
 }
 
+aos_entry!(sse4, aos4_sse, "sse");
+aos_entry!(vex4, aos4_vex, "avx2");
+aos_entry!(avx8, aos8_avx2, "avx2");
+
+/// 5..=8 triangles on SSE: two 4-lane passes.
+// SAFETY: the callers guarantee the target feature (see `AosFn`).
 #[target_feature(enable = "sse")]
 unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
     tris: &[[Point3<f32>; 3]],
@@ -680,28 +677,6 @@ unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
         front: lo.front | hi.front << 4,
         undecided: lo.undecided | hi.undecided << 4,
     }
-}
-
-#[target_feature(enable = "avx2")]
-unsafe fn vex4<const KX: usize, const KY: usize, const KZ: usize>(
-    tris: &[[Point3<f32>; 3]],
-    r: &WatertightRay,
-    t_min: f32,
-    t_max: f32,
-    out: &mut BlockHits<8>,
-) -> LaneMasks {
-    aos4_vex::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
-}
-
-#[target_feature(enable = "avx2")]
-unsafe fn avx8<const KX: usize, const KY: usize, const KZ: usize>(
-    tris: &[[Point3<f32>; 3]],
-    r: &WatertightRay,
-    t_min: f32,
-    t_max: f32,
-    out: &mut BlockHits<8>,
-) -> LaneMasks {
-    aos8_avx2::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
 }
 
 /// The kernels for `1..=4` and `5..=8` triangles on `path` (`Sse` or `Avx2`, which must be
