@@ -221,19 +221,40 @@ fn hand_computed_block() {
     );
 }
 
-/// A grid of integer-vertex triangles hit by rays through half-integer points along simple
-/// directions: edge functions come out exactly zero, so the scalar fallback lanes run.
-fn check_grid<const N: usize>(cases: usize) -> usize {
+/// A 4 x 4 grid of integer-vertex triangles on the tilted plane z = x + 2y (vertices exact).
+fn grid() -> Vec<Tri> {
     let mut tris: Vec<Tri> = Vec::new();
     for i in 0..4 {
         for j in 0..4 {
             let (x, y) = (i as f32, j as f32);
-            // Height z = x + 2y keeps vertices exact and the surface tilted.
             let p = |dx: f32, dy: f32| Point3::new(x + dx, y + dy, x + dx + 2.0 * (y + dy));
             tris.push([p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0)]);
             tris.push([p(0.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)]);
         }
     }
+    tris
+}
+
+/// A triangle and a ray for which one f32 edge function rounds to exactly 0 but is negative
+/// in f64: a miss. Seen down the -z axis (the shear swaps x and y), edge a-b passes 2^-24
+/// beside the ray, and its f32 edge function rounds to 0 (a product tie rounds to even); the
+/// other two are positive. Taking the f32 zero at face value would report a hit.
+fn f64_decided_edge() -> (Tri, WatertightRay) {
+    let e = |k: i32| 2f32.powi(k);
+    let a = Point3::new(1.0 + e(-12), 1.0, 0.0);
+    let b = Point3::new(-(1.0 + e(-11)), -(1.0 + e(-12)), 0.0);
+    let c = Point3::new(1.0, -1.0, 0.0);
+    let r = WatertightRay::new(&Ray::new(
+        Point3::new(0.0, 0.0, 10.0),
+        Vector3::new(0.0, 0.0, -1.0),
+    ));
+    ([a, b, c], r)
+}
+
+/// A grid of integer-vertex triangles hit by rays through half-integer points along simple
+/// directions: edge functions come out exactly zero, so the scalar fallback lanes run.
+fn check_grid<const N: usize>(cases: usize) -> usize {
+    let tris = grid();
     let mut rng = Rng(5);
     let dirs = [
         Vector3::new(0.0, 0.0, -1.0),
@@ -277,18 +298,7 @@ fn edge_and_vertex_hits_match_through_the_scalar_fallback() {
 
 #[test]
 fn an_edge_function_rounding_to_zero_is_decided_in_f64() {
-    // Seen down the -z axis (the shear swaps x and y), edge a-b passes 2^-24 beside the ray,
-    // but its f32 edge function rounds to exactly 0 (a product tie rounds to even). In f64
-    // the sign is negative while the other two are positive: a miss. Taking the f32 zero at
-    // face value would report a hit.
-    let e = |k: i32| 2f32.powi(k);
-    let a = Point3::new(1.0 + e(-12), 1.0, 0.0);
-    let b = Point3::new(-(1.0 + e(-11)), -(1.0 + e(-12)), 0.0);
-    let c = Point3::new(1.0, -1.0, 0.0);
-    let r = WatertightRay::new(&Ray::new(
-        Point3::new(0.0, 0.0, 10.0),
-        Vector3::new(0.0, 0.0, -1.0),
-    ));
+    let ([a, b, c], r) = f64_decided_edge();
     assert_eq!(
         r.intersect(&a, &b, &c, 0.0, f32::INFINITY, Cull::None),
         None
@@ -371,15 +381,7 @@ fn triangles_read_in_place_match_the_scalar_watertight_test() {
 
 #[test]
 fn triangles_read_in_place_on_edges_and_vertices() {
-    let mut tris: Vec<Tri> = Vec::new();
-    for i in 0..4 {
-        for j in 0..4 {
-            let (x, y) = (i as f32, j as f32);
-            let p = |dx: f32, dy: f32| Point3::new(x + dx, y + dy, x + dx + 2.0 * (y + dy));
-            tris.push([p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0)]);
-            tris.push([p(0.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)]);
-        }
-    }
+    let tris = grid();
     let mut rng = Rng(9);
     let dirs = [
         Vector3::new(0.0, 0.0, -1.0),
@@ -406,14 +408,7 @@ fn triangles_read_in_place_on_edges_and_vertices() {
     }
     assert!(edge > cases / 10, "edge hits: {edge}");
     // The f32 edge function that rounds to 0 but is negative in f64: a miss in place too.
-    let e = |k: i32| 2f32.powi(k);
-    let a = Point3::new(1.0 + e(-12), 1.0, 0.0);
-    let b = Point3::new(-(1.0 + e(-11)), -(1.0 + e(-12)), 0.0);
-    let c = Point3::new(1.0, -1.0, 0.0);
-    let r = WatertightRay::new(&Ray::new(
-        Point3::new(0.0, 0.0, 10.0),
-        Vector3::new(0.0, 0.0, -1.0),
-    ));
+    let ([a, b, c], r) = f64_decided_edge();
     for path in SimdPath::available() {
         let h = intersect_triangles(path, &[[a, b, c]; 6], &r, 0.0, f32::INFINITY, Cull::None);
         assert_eq!(h.mask, 0, "{path:?}");

@@ -299,28 +299,5 @@ fn oracle_icosphere_and_torus() {
 /// Mesh's in-place triangle kernel and its scalar loop are each checked against brute force.
 #[test]
 fn oracle_on_every_simd_path() {
-    if std::env::var_os("RAYPICK_SIMD").is_some() {
-        return; // a child: the oracle tests run on their own
-    }
-    for path in ["sse", "scalar"] {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "oracle_",
-                "--skip",
-                "on_every_simd_path",
-                "--test-threads",
-                "2",
-            ])
-            .env("RAYPICK_SIMD", path)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "RAYPICK_SIMD={path}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // Five oracle tests ran and passed (the filter matched them, not nothing).
-        assert!(stdout.contains("5 passed"), "RAYPICK_SIMD={path}: {stdout}");
-    }
+    rerun_on_every_simd_path("oracle_", "oracle_on_every_simd_path", 5);
 }

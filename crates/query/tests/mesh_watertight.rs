@@ -285,27 +285,5 @@ fn watertight_torus_even_crossings() {
 /// them in child processes capped at SSE and at the scalar path (`RAYPICK_SIMD`).
 #[test]
 fn watertight_on_every_simd_path() {
-    if std::env::var_os("RAYPICK_SIMD").is_some() {
-        return; // a child: the watertight tests run on their own
-    }
-    for path in ["sse", "scalar"] {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "watertight_",
-                "--skip",
-                "on_every_simd_path",
-                "--test-threads",
-                "2",
-            ])
-            .env("RAYPICK_SIMD", path)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "RAYPICK_SIMD={path}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("4 passed"), "RAYPICK_SIMD={path}: {stdout}");
-    }
+    rerun_on_every_simd_path("watertight_", "watertight_on_every_simd_path", 4);
 }

@@ -587,3 +587,30 @@ pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
     }
     best
 }
+
+/// Reruns this test binary's tests matching `filter` (all but the caller, `caller`) in child
+/// processes capped at SSE and at the scalar path (`RAYPICK_SIMD`; the path is chosen once
+/// per process), and checks that `expected` tests passed in each. Returns at once in a child.
+pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
+    if std::env::var_os("RAYPICK_SIMD").is_some() {
+        return; // a child: the filtered tests run on their own
+    }
+    for path in ["sse", "scalar"] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([filter, "--skip", caller, "--test-threads", "2"])
+            .env("RAYPICK_SIMD", path)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "RAYPICK_SIMD={path}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The filter matched the tests, not nothing.
+        assert!(
+            stdout.contains(&format!("test result: ok. {expected} passed")),
+            "RAYPICK_SIMD={path}: {stdout}"
+        );
+    }
+}
