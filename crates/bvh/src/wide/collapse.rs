@@ -120,7 +120,7 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     let mut depth = 0;
     emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
     // Rays read the nodes at random: large trees go to huge pages.
-    if std::mem::size_of_val(&nodes[..]) >= 2 << 20 {
+    if std::mem::size_of_val(&nodes[..]) >= super::simd::HUGE_PAGE_MIN_BYTES {
         let mut advised = super::huge_page_vec(nodes.len());
         advised.extend_from_slice(&nodes);
         nodes = advised;

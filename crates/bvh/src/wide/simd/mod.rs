@@ -35,7 +35,7 @@ pub fn prefetch<T>(x: &[T]) {
 }
 
 /// Arrays from this size on are worth backing with huge pages.
-const HUGE_PAGE_MIN_BYTES: usize = 2 << 20;
+pub(crate) const HUGE_PAGE_MIN_BYTES: usize = 2 << 20;
 
 /// An empty vector with room for `capacity` elements. When that is 2 MiB or more, the kernel
 /// is asked (Linux, `madvise(MADV_HUGEPAGE)`) to back the untouched allocation with
