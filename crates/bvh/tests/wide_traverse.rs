@@ -4,7 +4,7 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, SimdPath, WideBvh};
+use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, RayVisitor, SimdPath, WideBvh};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3};
 
@@ -632,7 +632,21 @@ fn refit_keeps_the_tree_valid_and_complete() {
     }
 }
 
-/// `traverse_ray_by` visits what `traverse_ray_with` / `traverse_ray_unordered_with` visit, in
+/// A [`RayVisitor`] that records its calls as `traverse_ray_by`'s closures do below.
+struct Recorder(Vec<(bool, Range<usize>)>);
+
+impl RayVisitor for Recorder {
+    fn leaf(&mut self, range: Range<usize>, _: &mut f32) -> ControlFlow<()> {
+        self.0.push((false, range));
+        ControlFlow::Continue(())
+    }
+
+    fn upcoming(&mut self, range: Range<usize>) {
+        self.0.push((true, range));
+    }
+}
+
+/// `traverse_ray_by` (and `traverse_ray_visit`) visits what `traverse_ray_with` / `traverse_ray_unordered_with` visit, in
 /// the same order, and announces as `upcoming` only leaves it then visits (nothing lowers
 /// `t_max` here), each before its visit, and never the leaf it descends into at once.
 #[test]
@@ -678,6 +692,9 @@ fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
                             w8.traverse_ray_unordered_with(path, &r, t0, t1, f);
                         }
                         assert_eq!(visited, reference, "{fam} n={n} {how:?}");
+                        let mut rec = Recorder(Vec::new());
+                        w8.traverse_ray_visit(how, &r, t0, t1, &mut rec);
+                        assert_eq!(rec.0, events, "{fam} n={n} {how:?}: the visitor form");
                         for (k, (upcoming, range)) in events.iter().enumerate() {
                             if *upcoming {
                                 announced_total += 1;

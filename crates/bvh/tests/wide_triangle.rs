@@ -2,7 +2,8 @@
 //! of `WatertightRay::intersect` on that triangle (hit or miss, t, u, v, face).
 
 use raypick_bvh::wide::{
-    intersect_triangles, SimdPath, TriangleBlock, TriangleBlock4, TriangleBlock8,
+    intersect_triangles, BlockHits, SimdPath, TriangleBlock, TriangleBlock4, TriangleBlock8,
+    TrianglesRay,
 };
 use raypick_primitives::{Cull, Point3, Ray, RayTriangleHit, Triangle, Vector3, WatertightRay};
 
@@ -343,8 +344,47 @@ fn check_in_place(
         let used = (1u32 << chunk.len().min(8)) - 1;
         assert_eq!(got.mask & !used, 0, "{path:?}: a lane past the slice hit");
         assert_eq!(got.front & !got.mask, 0, "{path:?}: front set on a miss");
+        check_permuted(path, chunk, wr, t_min, t_max, cull);
     }
     (hits, edge)
+}
+
+/// `TrianglesRay::test_permuted` with the ray's own permutation answers as `test`, lane for
+/// lane and bit for bit; with any other it leaves every used lane undecided and hits nothing.
+fn check_permuted(path: SimdPath, chunk: &[Tri], wr: &WatertightRay, t0: f32, t1: f32, c: Cull) {
+    let tr = TrianglesRay::new(path, wr);
+    let mut want_out = BlockHits::<8>::default();
+    let want = tr.test(chunk, t0, t1, c, &mut want_out);
+    let used = (1u32 << chunk.len().min(8)) - 1;
+    let mut matched = 0;
+    macro_rules! one {
+        ($x:literal, $y:literal, $z:literal) => {{
+            let mut out = BlockHits::<8>::default();
+            let got = tr.test_permuted::<$x, $y, $z>(chunk, t0, t1, c, &mut out);
+            if wr.k == [$x, $y, $z] {
+                matched += 1;
+                assert_eq!(got, want, "{path:?} {wr:?}");
+                for i in 0..8 {
+                    if got.hit & (1 << i) != 0 {
+                        let lane = |o: &BlockHits<8>| {
+                            (o.t[i].to_bits(), o.u[i].to_bits(), o.v[i].to_bits())
+                        };
+                        assert_eq!(lane(&out), lane(&want_out), "{path:?} lane {i}");
+                    }
+                }
+            } else if wr.valid {
+                assert_eq!((got.hit, got.front), (0, 0), "{path:?} {:?}", [$x, $y, $z]);
+                assert_eq!(got.undecided, used, "{path:?} {:?}", [$x, $y, $z]);
+            }
+        }};
+    }
+    one!(1, 2, 0);
+    one!(2, 1, 0);
+    one!(2, 0, 1);
+    one!(0, 2, 1);
+    one!(0, 1, 2);
+    one!(1, 0, 2);
+    assert_eq!(matched, 1, "{wr:?}: k is not one of the six permutations");
 }
 
 #[test]

@@ -68,7 +68,7 @@ pub use collapse::CollapseConfig;
 pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
 pub use simd::{huge_page_vec, prefetch};
-pub use traverse::RayTraversal;
+pub use traverse::{RayTraversal, RayVisitor};
 pub use triangle::{
     intersect_triangles, BlockHits, LaneMasks, TriangleBlock, TriangleBlock4, TriangleBlock8,
     TrianglesRay,

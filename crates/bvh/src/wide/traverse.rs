@@ -133,17 +133,43 @@ pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
     (n - 1) * depth + 1
 }
 
-/// What a ray traversal calls: `leaf` for each leaf it visits (which may lower `t_max` or
-/// stop), and `upcoming` for each leaf it pushes for a later visit (a prefetch hint).
-pub(crate) trait Visit {
+/// What a ray traversal ([`WideBvh::traverse_ray_visit`]) calls: `leaf` for each leaf it
+/// visits, and `upcoming` for each leaf it pushes for a later visit.
+///
+/// A type implementing it, with `#[inline(always)]` methods, is compiled into the traversal
+/// loop itself (one function per visitor type and code path), where a closure passed to
+/// [`WideBvh::traverse_ray_by`] may stay a call per leaf.
+pub trait RayVisitor {
+    /// Visits the leaf of leaf-order positions `range`. May lower `*t_max` (the closest hit
+    /// so far: pending children entered beyond it are skipped); returns
+    /// [`ControlFlow::Break`] to stop the traversal at once.
     fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()>;
-    fn upcoming(&mut self, range: Range<usize>);
+
+    /// The leaf `range` was pushed for a later visit (which it may still skip if `t_max`
+    /// drops): a hint to start loading its primitives (see [`prefetch`]). Does nothing by
+    /// default.
+    #[inline(always)]
+    fn upcoming(&mut self, range: Range<usize>) {
+        let _ = range;
+    }
 }
 
-/// A [`Visit`] from two closures.
+impl<V: RayVisitor + ?Sized> RayVisitor for &mut V {
+    #[inline(always)]
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
+        (**self).leaf(range, t_max)
+    }
+
+    #[inline(always)]
+    fn upcoming(&mut self, range: Range<usize>) {
+        (**self).upcoming(range);
+    }
+}
+
+/// A [`RayVisitor`] from two closures.
 pub(crate) struct Visitor<F, P>(pub(crate) F, pub(crate) P);
 
-impl<F, P> Visit for Visitor<F, P>
+impl<F, P> RayVisitor for Visitor<F, P>
 where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     P: FnMut(Range<usize>),
@@ -251,7 +277,7 @@ pub(crate) fn traverse_with_kernel<
     leaf: &mut F,
 ) where
     K: Kernel<N>,
-    F: Visit,
+    F: RayVisitor,
 {
     // CAP bounds the pending slots (see `stack_cap`).
     let mut stack: Stack<Item, CAP> = Stack::new();
@@ -345,7 +371,7 @@ pub(crate) fn traverse_with_kernel<
 
 /// Starts loading a pushed child: its node, or (through the visitor) its leaf's primitives.
 #[inline(always)]
-fn announce<const N: usize, F: Visit>(nodes: &[WideNode<N>], it: &Item, leaf: &mut F) {
+fn announce<const N: usize, F: RayVisitor>(nodes: &[WideNode<N>], it: &Item, leaf: &mut F) {
     let c = it.child as usize;
     if it.count == 0 {
         if let Some(n) = nodes.get(c..c + 1) {
@@ -426,6 +452,21 @@ macro_rules! wide_traverse_ray {
                 );
             }
 
+            /// [`Self::traverse_ray_by`] with a [`RayVisitor`] instead of two closures: the
+            /// visitor's methods are compiled into the traversal loop. Same leaves, same
+            /// order, same edge cases; allocates nothing.
+            #[inline]
+            pub fn traverse_ray_visit<V: RayVisitor>(
+                &self,
+                how: RayTraversal,
+                ray: &Ray,
+                t_min: Real,
+                t_max: Real,
+                visitor: &mut V,
+            ) {
+                self.run_ray(how.path, ray, t_min, t_max, how.ordered, visitor);
+            }
+
             /// [`Self::traverse_ray`] without the nearest-first order: the entered children
             /// of a node are visited in slot order, which saves sorting them. For any-hit
             /// (occlusion) queries, which stop at the first hit found; the same leaves are
@@ -470,7 +511,7 @@ macro_rules! wide_traverse_ray {
                 ordered: bool,
                 mut leaf: F,
             ) where
-                F: Visit,
+                F: RayVisitor,
             {
                 let nodes = &self.nodes[..];
                 if nodes.is_empty() {

@@ -232,30 +232,41 @@ pub struct LaneMasks {
 }
 
 /// A ray prepared once for many [`TrianglesRay::test`] calls on triangles read in place, as
-/// a mesh stores them in leaf order (no SoA copy): the SIMD kernel for the ray's axis
-/// permutation and the CPU is chosen here, not per call.
+/// a mesh stores them in leaf order (no SoA copy): the SIMD path for the CPU is checked here,
+/// not per call.
 #[derive(Clone, Copy, Debug)]
 pub struct TrianglesRay {
     ray: WatertightRay,
     path: SimdPath,
     #[cfg(target_arch = "x86_64")]
-    kernels: Option<[super::simd::AosFn; 2]>,
+    aos: Option<super::simd::AosPath>,
 }
 
 impl TrianglesRay {
     /// `ray` on `path` (a path this CPU lacks, or `Scalar`, leaves every lane undecided).
     #[must_use]
+    #[inline]
     pub fn new(path: SimdPath, ray: &WatertightRay) -> Self {
-        let path = if path.is_available() {
-            path
-        } else {
-            SimdPath::Scalar
-        };
-        Self {
-            ray: *ray,
-            path,
-            #[cfg(target_arch = "x86_64")]
-            kernels: (path != SimdPath::Scalar).then(|| super::simd::aos_kernels(path, ray.k)),
+        #[cfg(target_arch = "x86_64")]
+        {
+            let aos = super::simd::AosPath::new(path);
+            Self {
+                ray: *ray,
+                path: if aos.is_some() {
+                    path
+                } else {
+                    SimdPath::Scalar
+                },
+                aos,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = path;
+            Self {
+                ray: *ray,
+                path: SimdPath::Scalar,
+            }
         }
     }
 
@@ -289,13 +300,42 @@ impl TrianglesRay {
         cull: Cull,
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
+        macro_rules! with {
+            ($x:literal, $y:literal, $z:literal) => {
+                self.test_permuted::<$x, $y, $z>(tris, t_min, t_max, cull, out)
+            };
+        }
+        match self.ray.k {
+            [1, 2, 0] => with!(1, 2, 0),
+            [2, 1, 0] => with!(2, 1, 0),
+            [2, 0, 1] => with!(2, 0, 1),
+            [0, 2, 1] => with!(0, 2, 1),
+            [0, 1, 2] => with!(0, 1, 2),
+            _ => with!(1, 0, 2),
+        }
+    }
+
+    /// [`TrianglesRay::test`] with the ray's axis permutation `ray().k` given as constants
+    /// `KX, KY, KZ`, for callers that have already dispatched on it: the kernel is called
+    /// directly, so it inlines into a caller compiled with the same target features. With
+    /// constants other than `ray().k`, every lane is left undecided (still correct, never
+    /// fast).
+    #[inline(always)]
+    pub fn test_permuted<const KX: usize, const KY: usize, const KZ: usize>(
+        &self,
+        tris: &[[Point3<Real>; 3]],
+        t_min: Real,
+        t_max: Real,
+        cull: Cull,
+        out: &mut BlockHits<8>,
+    ) -> LaneMasks {
         let tris = &tris[..tris.len().min(8)];
         if !self.ray.valid || tris.is_empty() {
             return LaneMasks::default();
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(kernels) = &self.kernels {
-            let m = super::simd::run_aos(kernels, tris, &self.ray, t_min, t_max, out);
+        if let (Some(aos), true) = (self.aos, self.ray.k == [KX, KY, KZ]) {
+            let m = super::simd::run_aos::<KX, KY, KZ>(aos, tris, &self.ray, t_min, t_max, out);
             let keep = match cull {
                 Cull::None => !0,
                 Cull::Back => m.front,

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch, BlockHits, RayTraversal, SimdPath};
+use raypick_bvh::wide::{prefetch, BlockHits, RayTraversal, RayVisitor, SimdPath};
 
 use super::kernel::{dispatch_k, unit_normal, RawHit, RayKernel};
 use super::Mesh;
@@ -229,7 +229,8 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     while start < range.end {
         let end = range.end.min(start + 8);
         let group = &mesh.tris[start..end];
-        let m = k.tr.test(group, t_min, sink.bound(), cull, lanes);
+        let m =
+            k.tr.test_permuted::<KX, KY, KZ>(group, t_min, sink.bound(), cull, lanes);
         let mut hit = m.hit;
         while hit != 0 {
             let i = hit.trailing_zeros() as usize;
@@ -259,17 +260,22 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     query: &RayQuery,
 ) -> Option<(RawHit, usize)> {
     let (t_min, cull) = (query.t_min, query.cull);
-    let mut c = Closest {
+    let c = Closest {
         prims: mesh.prim_indices(),
         best_t: query.t_max,
         bound: query.t_max,
         best: None,
         best_prim: u32::MAX,
     };
-    let mut lanes = BlockHits::default();
-    // Leaves pushed for later: start loading their triangles while the nearer ones are tested.
-    let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
-    mesh.wide.traverse_ray_by(
+    let mut v = Leaves::<KX, KY, KZ, _> {
+        mesh,
+        k,
+        t_min,
+        cull,
+        lanes: BlockHits::default(),
+        sink: c,
+    };
+    mesh.wide.traverse_ray_visit(
         RayTraversal {
             path: k.tr.path(),
             ordered: true,
@@ -277,14 +283,45 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         ray,
         query.t_min,
         query.t_max,
-        upcoming,
-        |range, t_max| {
-            let _ = leaf_hits::<KX, KY, KZ, _>(mesh, k, range, t_min, cull, &mut lanes, &mut c);
-            *t_max = c.bound;
-            ControlFlow::Continue(())
-        },
+        &mut v,
     );
-    c.best
+    v.sink.best
+}
+
+/// The traversal's leaf visitor for a closest- or any-hit query: runs [`leaf_hits`] into
+/// `sink`, and starts loading the triangles of leaves pushed for later while the nearer ones
+/// are tested. Its methods are compiled into the traversal loop.
+struct Leaves<'a, const KX: usize, const KY: usize, const KZ: usize, S> {
+    mesh: &'a Mesh,
+    k: &'a RayKernel,
+    t_min: Real,
+    cull: Cull,
+    lanes: BlockHits<8>,
+    sink: S,
+}
+
+impl<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink> RayVisitor
+    for Leaves<'_, KX, KY, KZ, S>
+{
+    #[inline(always)]
+    fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
+        let flow = leaf_hits::<KX, KY, KZ, S>(
+            self.mesh,
+            self.k,
+            range,
+            self.t_min,
+            self.cull,
+            &mut self.lanes,
+            &mut self.sink,
+        );
+        *t_max = self.sink.bound();
+        flow
+    }
+
+    #[inline(always)]
+    fn upcoming(&mut self, range: std::ops::Range<usize>) {
+        prefetch(&self.mesh.tris[range]);
+    }
 }
 
 /// The state of a closest-hit query.
@@ -353,13 +390,19 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
     query: &RayQuery,
 ) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
-    let mut a = AnyHit {
+    let a = AnyHit {
         t_max: query.t_max,
         found: false,
     };
-    let mut lanes = BlockHits::default();
-    let upcoming = |r: std::ops::Range<usize>| prefetch(&mesh.tris[r]);
-    mesh.wide.traverse_ray_by(
+    let mut v = Leaves::<KX, KY, KZ, _> {
+        mesh,
+        k,
+        t_min,
+        cull,
+        lanes: BlockHits::default(),
+        sink: a,
+    };
+    mesh.wide.traverse_ray_visit(
         RayTraversal {
             path: k.tr.path(),
             ordered: false,
@@ -367,10 +410,9 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
         ray,
         t_min,
         query.t_max,
-        upcoming,
-        |range, _| leaf_hits::<KX, KY, KZ, _>(mesh, k, range, t_min, cull, &mut lanes, &mut a),
+        &mut v,
     );
-    a.found
+    v.sink.found
 }
 
 #[inline(always)]

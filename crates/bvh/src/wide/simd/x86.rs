@@ -10,7 +10,7 @@ use std::arch::x86_64::*;
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Point3, WatertightRay};
 
-use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, Visit, INV_EXIT_SCALE};
+use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, RayVisitor, INV_EXIT_SCALE};
 use crate::wide::triangle::{BlockHits, LaneMasks};
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
@@ -158,7 +158,7 @@ impl Kernel<8> for Avx2 {
 #[target_feature(enable = "avx2")]
 fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
 where
-    F: Visit,
+    F: RayVisitor,
 {
     run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
 }
@@ -173,7 +173,7 @@ pub(crate) fn run4<F>(
     mode: Mode,
     leaf: &mut F,
 ) where
-    F: Visit,
+    F: RayVisitor,
 {
     run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
 }
@@ -188,7 +188,7 @@ pub(crate) fn run8<F>(
     mode: Mode,
     leaf: &mut F,
 ) where
-    F: Visit,
+    F: RayVisitor,
 {
     if path == SimdPath::Avx2 && avx2_available() {
         // SAFETY: the CPU has AVX2 (checked just above).
@@ -634,16 +634,13 @@ aos_kernel!(aos4_sse, aos_rows4_sse, core_sse, v4, "sse");
 aos_kernel!(aos4_vex, aos_rows4_vex, core_vex4, v4x, "avx2");
 aos_kernel!(aos8_avx2, aos_rows8, core_avx2, v8, "avx2");
 
-/// A kernel over `1..=W` consecutive triangles for one axis permutation (see `aos_kernel`).
-/// Unsafe to call unless the CPU has the kernel's target feature.
-pub(crate) type AosFn =
-    unsafe fn(&[[Point3<f32>; 3]], &WatertightRay, f32, f32, &mut BlockHits<8>) -> LaneMasks;
-
-/// An [`AosFn`] running `$kernel` on lanes `0..W`.
+/// The entry of a kernel over lanes `0..W`. Unsafe to call unless the CPU has its target
+/// feature.
 macro_rules! aos_entry {
     ($name:ident, $kernel:ident, $feat:literal) => {
-        // SAFETY: the callers guarantee the target feature (see `AosFn`).
+        // SAFETY: the callers guarantee the target feature (see `AosPath`).
         #[target_feature(enable = $feat)]
+        #[inline]
         unsafe fn $name<const KX: usize, const KY: usize, const KZ: usize>(
             tris: &[[Point3<f32>; 3]],
             r: &WatertightRay,
@@ -661,8 +658,9 @@ aos_entry!(vex4, aos4_vex, "avx2");
 aos_entry!(avx8, aos8_avx2, "avx2");
 
 /// 5..=8 triangles on SSE: two 4-lane passes.
-// SAFETY: the callers guarantee the target feature (see `AosFn`).
+// SAFETY: the callers guarantee the target feature (see `AosPath`).
 #[target_feature(enable = "sse")]
+#[inline]
 unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
     tris: &[[Point3<f32>; 3]],
     r: &WatertightRay,
@@ -679,32 +677,31 @@ unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
     }
 }
 
-/// The kernels for `1..=4` and `5..=8` triangles on `path` (`Sse` or `Avx2`, which must be
-/// available) for the permutation `k`.
-pub(crate) fn aos_kernels(path: SimdPath, k: [usize; 3]) -> [AosFn; 2] {
-    macro_rules! pick {
-        ($small:ident, $large:ident) => {
-            match k {
-                [1, 2, 0] => [$small::<1, 2, 0> as AosFn, $large::<1, 2, 0> as AosFn],
-                [2, 1, 0] => [$small::<2, 1, 0>, $large::<2, 1, 0>],
-                [2, 0, 1] => [$small::<2, 0, 1>, $large::<2, 0, 1>],
-                [0, 2, 1] => [$small::<0, 2, 1>, $large::<0, 2, 1>],
-                [0, 1, 2] => [$small::<0, 1, 2>, $large::<0, 1, 2>],
-                _ => [$small::<1, 0, 2>, $large::<1, 0, 2>],
-            }
-        };
-    }
-    if path == SimdPath::Avx2 && avx2_available() {
-        pick!(vex4, avx8)
-    } else {
-        pick!(sse4, sse8)
+/// A SIMD path for the in-place triangle kernels that this CPU has: holding one proves the
+/// target feature, so [`run_aos`] is safe to call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AosPath {
+    avx2: bool,
+}
+
+impl AosPath {
+    /// `Sse`, or `Avx2` when the CPU has it; `None` for `Scalar` and an unavailable `Avx2`.
+    pub(crate) fn new(path: SimdPath) -> Option<Self> {
+        match path {
+            SimdPath::Scalar => None,
+            SimdPath::Sse => Some(Self { avx2: false }),
+            SimdPath::Avx2 => avx2_available().then_some(Self { avx2: true }),
+        }
     }
 }
 
-/// Runs `kernels` (from [`aos_kernels`]) on `1..=8` consecutive triangles.
+/// Runs the in-place kernel for the axis permutation `KX, KY, KZ` (which must be `r.k`) on
+/// `1..=8` consecutive triangles: 4 lanes for up to 4, 8 (AVX2) or 4 twice (SSE) above.
+/// Direct calls, no function pointers: inside a traversal compiled with AVX2 (`run8_avx2`)
+/// the AVX2 kernels inline.
 #[inline(always)]
-pub(crate) fn run_aos(
-    kernels: &[AosFn; 2],
+pub(crate) fn run_aos<const KX: usize, const KY: usize, const KZ: usize>(
+    path: AosPath,
     tris: &[[Point3<f32>; 3]],
     r: &WatertightRay,
     t_min: f32,
@@ -712,8 +709,15 @@ pub(crate) fn run_aos(
     out: &mut BlockHits<8>,
 ) -> LaneMasks {
     assert!((1..=8).contains(&tris.len()));
-    let f = kernels[usize::from(tris.len() > 4)];
-    // SAFETY: `aos_kernels` picked kernels whose target features the CPU has; the length
-    // is in the kernel's range (the small one takes 1..=4, the large one 5..=8).
-    unsafe { f(tris, r, t_min, t_max, out) }
+    let large = tris.len() > 4;
+    // SAFETY: an `AosPath` proves its target feature (see `AosPath::new`); each kernel takes
+    // the lengths it is called with (the small ones 1..=4, the large ones 5..=8).
+    unsafe {
+        match (path.avx2, large) {
+            (true, false) => vex4::<KX, KY, KZ>(tris, r, t_min, t_max, out),
+            (true, true) => avx8::<KX, KY, KZ>(tris, r, t_min, t_max, out),
+            (false, false) => sse4::<KX, KY, KZ>(tris, r, t_min, t_max, out),
+            (false, true) => sse8::<KX, KY, KZ>(tris, r, t_min, t_max, out),
+        }
+    }
 }
