@@ -48,7 +48,7 @@ pub struct WatertightRay {
     pub shear: [Real; 3],
     /// False for rays that can hit nothing.
     pub valid: bool,
-    dir64: [f64; 3],
+    dir: [Real; 3],
 }
 
 impl WatertightRay {
@@ -77,7 +77,7 @@ impl WatertightRay {
             k: [kx, ky, kz],
             shear: [d[kx] * sz, d[ky] * sz, sz],
             valid: ray.is_valid(),
-            dir64: [f64::from(d[0]), f64::from(d[1]), f64::from(d[2])],
+            dir: d,
         }
     }
 
@@ -172,7 +172,7 @@ impl WatertightRay {
     /// The ray direction, widened to f64 (for callers that refine a hit).
     #[must_use]
     pub fn dir_f64(&self) -> [f64; 3] {
-        self.dir64
+        self.dir.map(f64::from)
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) struct RayK {
 }
 
 impl RayK {
+    #[inline(always)]
     fn new(pre: &RayAabbPrecomp) -> Self {
         Self {
             o: pre.origin,
@@ -529,11 +530,24 @@ macro_rules! wide_traverse_ray {
                 };
                 let leaf = &mut leaf;
                 #[cfg(target_arch = "x86_64")]
-                if path != SimdPath::Scalar && path.is_available() {
-                    return super::simd::$simd_run(path, self, &r, t_min, t_max, mode, leaf);
+                if super::simd::$simd_run(path, self, &r, t_min, t_max, mode, leaf) {
+                    return;
                 }
                 let _ = path;
-                run_kernel!($n, Scalar, nodes, &r, t_min, t_max, mode, leaf)
+                Self::run_scalar(nodes, &r, t_min, t_max, mode, leaf);
+            }
+
+            /// The scalar loop (the reference path, and the fallback), out of line.
+            #[inline(never)]
+            fn run_scalar<F: RayVisitor>(
+                nodes: &[WideNode<$n>],
+                r: &RayK,
+                t_min: Real,
+                t_max: Real,
+                mode: Mode,
+                leaf: &mut F,
+            ) {
+                run_kernel!($n, Scalar, nodes, r, t_min, t_max, mode, leaf)
             }
         }
     };

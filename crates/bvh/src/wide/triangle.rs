@@ -238,8 +238,19 @@ pub struct LaneMasks {
 pub struct TrianglesRay {
     ray: WatertightRay,
     path: SimdPath,
+    /// The SIMD kernels' path; `None` on the scalar path and for an invalid ray.
     #[cfg(target_arch = "x86_64")]
     aos: Option<super::simd::AosPath>,
+    /// `perm_index(ray.k)`, so that `test_permuted` checks its constants with one compare.
+    perm: u8,
+}
+
+/// An index of the axis permutation `k`: twice the dominant axis `k[2]`, plus 1 when `k[0]`
+/// is not the axis after it (the winding swap of a negative direction). Distinct for the six
+/// permutations `WatertightRay::new` makes, and cheap: no table lookup per ray.
+const fn perm_index(k: [usize; 3]) -> u8 {
+    let kz = k[2] % 3;
+    (2 * kz + (k[0] != (kz + 1) % 3) as usize) as u8
 }
 
 impl TrianglesRay {
@@ -257,7 +268,8 @@ impl TrianglesRay {
                 } else {
                     SimdPath::Scalar
                 },
-                aos,
+                aos: aos.filter(|_| ray.valid),
+                perm: perm_index(ray.k),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -266,6 +278,7 @@ impl TrianglesRay {
             Self {
                 ray: *ray,
                 path: SimdPath::Scalar,
+                perm: perm_index(ray.k),
             }
         }
     }
@@ -330,23 +343,26 @@ impl TrianglesRay {
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
         let tris = &tris[..tris.len().min(8)];
+        #[cfg(target_arch = "x86_64")]
+        if let Some(aos) = self.aos {
+            // `aos` is set for valid rays only, so this is the hot path's only check but two.
+            if self.perm == perm_index([KX, KY, KZ]) && !tris.is_empty() {
+                let m = super::simd::run_aos::<KX, KY, KZ>(aos, tris, &self.ray, t_min, t_max, out);
+                let keep = match cull {
+                    Cull::None => !0,
+                    Cull::Back => m.front,
+                    Cull::Front => !m.front,
+                };
+                let hit = m.hit & !m.undecided & keep;
+                return LaneMasks {
+                    hit,
+                    front: m.front & hit,
+                    undecided: m.undecided,
+                };
+            }
+        }
         if !self.ray.valid || tris.is_empty() {
             return LaneMasks::default();
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let (Some(aos), true) = (self.aos, self.ray.k == [KX, KY, KZ]) {
-            let m = super::simd::run_aos::<KX, KY, KZ>(aos, tris, &self.ray, t_min, t_max, out);
-            let keep = match cull {
-                Cull::None => !0,
-                Cull::Back => m.front,
-                Cull::Front => !m.front,
-            };
-            let hit = m.hit & !m.undecided & keep;
-            return LaneMasks {
-                hit,
-                front: m.front & hit,
-                undecided: m.undecided,
-            };
         }
         let _ = (t_min, t_max, cull, out);
         LaneMasks {

@@ -32,7 +32,7 @@ pub(crate) struct RayKernel {
 }
 
 impl RayKernel {
-    #[inline]
+    #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         Self {
             tr: TrianglesRay::new(SimdPath::best(), &WatertightRay::new(ray)),

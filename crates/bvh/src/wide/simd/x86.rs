@@ -163,22 +163,57 @@ where
     run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
 }
 
-/// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`).
+/// The traversal loop on the SSE kernel for `$n`-wide trees, kept out of line so that the
+/// dispatch in `run4` and `run8` inlines into the caller without the loop's large frame.
+macro_rules! run_sse {
+    ($name:ident, $n:literal) => {
+        #[inline(never)]
+        fn $name<F>(
+            nodes: &[WideNode<$n>],
+            r: &RayK,
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            leaf: &mut F,
+        ) where
+            F: RayVisitor,
+        {
+            run_kernel!($n, Sse, nodes, r, t_min, t_max, mode, leaf)
+        }
+    };
+}
+
+run_sse!(run4_sse, 4);
+run_sse!(run8_sse, 8);
+
+/// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`, when the CPU has it). Returns
+/// false, having done nothing, for `Scalar` and an unavailable `Avx2`: the caller then runs
+/// the scalar loop.
+#[inline(always)]
 pub(crate) fn run4<F>(
-    _path: SimdPath,
+    path: SimdPath,
     bvh: &WideBvh<4>,
     r: &RayK,
     t_min: f32,
     t_max: f32,
     mode: Mode,
     leaf: &mut F,
-) where
+) -> bool
+where
     F: RayVisitor,
 {
-    run_kernel!(4, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
+    match path {
+        SimdPath::Sse => {}
+        SimdPath::Avx2 if avx2_available() => {}
+        _ => return false,
+    }
+    run4_sse(&bvh.nodes, r, t_min, t_max, mode, leaf);
+    true
 }
 
-/// Traverses an 8-wide tree with AVX2 when asked for and available, else SSE.
+/// Traverses an 8-wide tree with AVX2 or SSE as `path` says. Returns false, having done
+/// nothing, for `Scalar` and an unavailable `Avx2`: the caller then runs the scalar loop.
+#[inline(always)]
 pub(crate) fn run8<F>(
     path: SimdPath,
     bvh: &WideBvh<8>,
@@ -187,15 +222,19 @@ pub(crate) fn run8<F>(
     t_max: f32,
     mode: Mode,
     leaf: &mut F,
-) where
+) -> bool
+where
     F: RayVisitor,
 {
-    if path == SimdPath::Avx2 && avx2_available() {
-        // SAFETY: the CPU has AVX2 (checked just above).
-        unsafe { run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf) }
-    } else {
-        run_kernel!(8, Sse, &bvh.nodes[..], r, t_min, t_max, mode, leaf)
+    match path {
+        // SAFETY: the CPU has AVX2 (checked by the guard).
+        SimdPath::Avx2 if avx2_available() => unsafe {
+            run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
+        },
+        SimdPath::Sse => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
+        _ => return false,
     }
+    true
 }
 
 /// The vector operations the triangle kernel needs, once per width, each compiled with its
