@@ -61,6 +61,29 @@ pub(crate) trait Kernel<const N: usize>: Copy {
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; N]);
+
+    /// For each slot `i` set in `mask`, its place from the bottom among the set slots when
+    /// they are stacked so that the nearest is on top: the number of set slots `j` farther
+    /// (`dist[j] > dist[i]`) or as far and before it (`j < i`). Exactly the order the
+    /// insertion of the slots in slot order would give, computed without branches. Slots
+    /// not in `mask` get unspecified values.
+    #[inline(always)]
+    fn ranks(self, dist: &[f32; N], mask: u32) -> [u32; N] {
+        scalar_ranks(dist, mask)
+    }
+}
+
+/// [`Kernel::ranks`] one slot pair at a time: the reference for the SIMD versions.
+#[inline(always)]
+pub(crate) fn scalar_ranks<const N: usize>(dist: &[f32; N], mask: u32) -> [u32; N] {
+    let mut rank = [0u32; N];
+    for (i, r) in rank.iter_mut().enumerate() {
+        for (j, &dj) in dist.iter().enumerate() {
+            let counted = (dj > dist[i]) | ((dj == dist[i]) & (j < i));
+            *r += u32::from(counted & (mask >> j & 1 != 0));
+        }
+    }
+    rank
 }
 
 /// The scalar kernel: one slot at a time, the same operations in the same order as the SIMD
@@ -330,9 +353,16 @@ pub(crate) fn traverse_with_kernel<
                     item = first;
                     continue;
                 }
-                // Push the entered slots sorted so that the nearest ends on top.
-                let base = stack.len();
+                // Push the entered slots sorted so that the nearest ends on top: each goes
+                // straight to its rank's place (no data-dependent branches beyond the slot
+                // loop), or in slot order when unordered.
+                let rank = if ORDERED {
+                    k.ranks(&dist, mask)
+                } else {
+                    [0; N]
+                };
                 let mut bits = mask;
+                let mut placed = stack.place_ranked();
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
@@ -342,17 +372,13 @@ pub(crate) fn traverse_with_kernel<
                         count: node.count[i],
                     };
                     announce(nodes, &it, leaf);
-                    stack.push(it);
-                    if !ORDERED {
-                        continue;
+                    if ORDERED {
+                        placed.put(rank[i] as usize, it);
+                    } else {
+                        placed.push(it);
                     }
-                    let mut j = stack.len() - 1;
-                    while j > base && stack.get(j - 1).t < it.t {
-                        stack.set(j, stack.get(j - 1));
-                        j -= 1;
-                    }
-                    stack.set(j, it);
                 }
+                placed.finish();
                 if let Some(top) = stack.pop() {
                     item = top;
                 }
@@ -555,3 +581,66 @@ macro_rules! wide_traverse_ray {
 
 wide_traverse_ray!(4, run4);
 wide_traverse_ray!(8, run8);
+
+#[cfg(test)]
+mod tests {
+    use super::scalar_ranks;
+
+    /// The places an insertion in slot order gives (the sorted push this replaced): each new
+    /// slot goes below the ones nearer than it, above the ones as far or farther.
+    fn insertion_places(dist: &[f32; 8], mask: u32) -> Vec<(usize, usize)> {
+        let mut stack: Vec<usize> = Vec::new();
+        for i in (0..8).filter(|i| mask >> i & 1 != 0) {
+            let mut j = stack.len();
+            while j > 0 && dist[stack[j - 1]] < dist[i] {
+                j -= 1;
+            }
+            stack.insert(j, i);
+        }
+        let mut places: Vec<(usize, usize)> =
+            stack.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+        places.sort_unstable();
+        places
+    }
+
+    #[test]
+    fn ranks_are_the_insertion_order_with_ties_and_any_mask() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut ties = 0;
+        for _ in 0..20_000 {
+            let r = next();
+            // Few distinct values, so that ties are common; unentered slots may hold NaN.
+            let mut dist = [0.0f32; 8];
+            for (k, d) in dist.iter_mut().enumerate() {
+                *d = match (r >> (4 * k)) & 7 {
+                    7 => f32::NAN,
+                    v => v as f32 * 0.5 - 1.0,
+                };
+            }
+            let mut mask = (next() & 0xff) as u32;
+            for (i, d) in dist.iter().enumerate() {
+                if d.is_nan() {
+                    mask &= !(1 << i); // entered slots never have a NaN entry
+                }
+            }
+            let rank = scalar_ranks(&dist, mask);
+            let got: Vec<(usize, usize)> = (0..8)
+                .filter(|i| mask >> i & 1 != 0)
+                .map(|i| (i, rank[i] as usize))
+                .collect();
+            assert_eq!(got, insertion_places(&dist, mask), "{dist:?} {mask:#b}");
+            let entered: Vec<f32> = (0..8)
+                .filter(|i| mask >> i & 1 != 0)
+                .map(|i| dist[i])
+                .collect();
+            ties += usize::from((1..entered.len()).any(|k| entered[..k].contains(&entered[k])));
+        }
+        assert!(ties > 1000, "too few ties exercised: {ties}");
+    }
+}

@@ -22,11 +22,6 @@ impl<T: Copy, const CAP: usize> Stack<T, CAP> {
     }
 
     #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline(always)]
     pub(crate) fn push(&mut self, x: T) {
         self.buf[self.len].write(x);
         self.len += 1;
@@ -38,21 +33,57 @@ impl<T: Copy, const CAP: usize> Stack<T, CAP> {
             return None;
         }
         self.len -= 1;
-        // SAFETY: slot `len` (the old `len - 1`) was written by `push` or `set`.
+        // SAFETY: slot `len` (the old `len - 1`) was written by `push` or a `Placer` (whose
+        // `finish` only counts places written).
         Some(unsafe { self.buf[self.len].assume_init() })
     }
 
-    /// The value in slot `i < len`.
+    /// Starts pushing a group of values at given places above the current top (see
+    /// [`Placer`]).
     #[inline(always)]
-    pub(crate) fn get(&self, i: usize) -> T {
-        let live = &self.buf[..self.len];
-        // SAFETY: `live` holds the initialised slots only, and indexing checks `i`.
-        unsafe { live[i].assume_init() }
+    pub(crate) fn place_ranked(&mut self) -> Placer<'_, T, CAP> {
+        Placer {
+            base: self.len,
+            written: 0,
+            next: 0,
+            stack: self,
+        }
+    }
+}
+
+/// Pushes a group of at most 32 values, each at a chosen place above the old top: `put(r, x)`
+/// writes `x` at place `r` (0 is just above the old top). `finish` makes the group the new
+/// top: the places written must be `0..n` (the ranks of a sort); the length grows by the
+/// number of places written from 0 without a gap, so a slot is never exposed unwritten.
+pub(crate) struct Placer<'a, T: Copy, const CAP: usize> {
+    stack: &'a mut Stack<T, CAP>,
+    base: usize,
+    /// Bit `r` set once place `r` is written.
+    written: u32,
+    /// The next place for `push`.
+    next: usize,
+}
+
+impl<T: Copy, const CAP: usize> Placer<'_, T, CAP> {
+    /// Writes `x` at place `r` (`r < 32`; indexing panics beyond `CAP`).
+    #[inline(always)]
+    pub(crate) fn put(&mut self, r: usize, x: T) {
+        self.stack.buf[self.base + r].write(x);
+        self.written |= 1 << (r & 31);
     }
 
-    /// Overwrites slot `i < len`.
+    /// Writes `x` at the next place in order.
     #[inline(always)]
-    pub(crate) fn set(&mut self, i: usize, x: T) {
-        self.buf[..self.len][i].write(x);
+    pub(crate) fn push(&mut self, x: T) {
+        self.put(self.next, x);
+        self.next += 1;
+    }
+
+    /// Ends the group: the places `0..n` written without a gap join the stack.
+    #[inline(always)]
+    pub(crate) fn finish(self) {
+        let n = self.written.trailing_ones() as usize;
+        debug_assert_eq!(self.written >> n, 0, "places written with a gap");
+        self.stack.len = self.base + n;
     }
 }
