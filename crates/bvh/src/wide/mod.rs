@@ -473,6 +473,7 @@ impl SimdPath {
 
     /// True when this CPU can run the path.
     #[must_use]
+    #[inline]
     pub fn is_available(self) -> bool {
         match self {
             SimdPath::Scalar => true,
@@ -494,11 +495,19 @@ impl SimdPath {
     /// environment variable `RAYPICK_SIMD` to `scalar` or `sse` caps it (for testing and
     /// comparison); other values are ignored.
     #[must_use]
+    #[inline]
     pub fn best() -> SimdPath {
         let cached = BEST.load(Ordering::Relaxed);
         if let Some(&p) = Self::ALL.get(cached as usize) {
             return p;
         }
+        Self::decide_best()
+    }
+
+    /// The first call of [`SimdPath::best`]: detects, applies `RAYPICK_SIMD`, caches.
+    #[cold]
+    #[inline(never)]
+    fn decide_best() -> SimdPath {
         let cap = match std::env::var("RAYPICK_SIMD").as_deref() {
             Ok("scalar") => SimdPath::Scalar,
             Ok("sse") => SimdPath::Sse,

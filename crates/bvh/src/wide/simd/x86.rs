@@ -15,6 +15,7 @@ use crate::wide::triangle::{BlockHits, LaneMasks};
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
+#[inline]
 pub(crate) fn avx2_available() -> bool {
     is_x86_feature_detected!("avx2")
 }
@@ -760,6 +761,7 @@ pub(crate) struct AosPath {
 
 impl AosPath {
     /// `Sse`, or `Avx2` when the CPU has it; `None` for `Scalar` and an unavailable `Avx2`.
+    #[inline]
     pub(crate) fn new(path: SimdPath) -> Option<Self> {
         match path {
             SimdPath::Scalar => None,
