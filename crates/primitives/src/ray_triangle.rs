@@ -34,6 +34,41 @@ pub struct RayTriangleHit {
     pub front_face: bool,
 }
 
+/// `with_permutation!(k, |KX, KY, KZ| body)` evaluates `body` with `KX`, `KY`, `KZ` bound as
+/// `const usize` items to the axis permutation `k` of a [`WatertightRay`] (one of the six
+/// [`WatertightRay::new`] makes; any other value takes the last arm, `[1, 0, 2]`), so that
+/// kernels generic over the permutation are instantiated once per permutation and dispatched
+/// once per ray.
+///
+/// ```
+/// use raypick_primitives::with_permutation;
+///
+/// fn axes<const X: usize, const Y: usize, const Z: usize>() -> [usize; 3] {
+///     [X, Y, Z]
+/// }
+/// let k = [2, 0, 1];
+/// assert_eq!(with_permutation!(k, |KX, KY, KZ| axes::<KX, KY, KZ>()), k);
+/// ```
+#[macro_export]
+macro_rules! with_permutation {
+    ($k:expr, |$x:ident, $y:ident, $z:ident| $body:expr) => {
+        match $k {
+            [1, 2, 0] => $crate::with_permutation!(@arm $x $y $z 1 2 0 $body),
+            [2, 1, 0] => $crate::with_permutation!(@arm $x $y $z 2 1 0 $body),
+            [2, 0, 1] => $crate::with_permutation!(@arm $x $y $z 2 0 1 $body),
+            [0, 2, 1] => $crate::with_permutation!(@arm $x $y $z 0 2 1 $body),
+            [0, 1, 2] => $crate::with_permutation!(@arm $x $y $z 0 1 2 $body),
+            _ => $crate::with_permutation!(@arm $x $y $z 1 0 2 $body),
+        }
+    };
+    (@arm $x:ident $y:ident $z:ident $a:literal $b:literal $c:literal $body:expr) => {{
+        const $x: usize = $a;
+        const $y: usize = $b;
+        const $z: usize = $c;
+        $body
+    }};
+}
+
 /// A ray prepared for the watertight triangle test (permutation and shear).
 ///
 /// `valid` is false when the ray has a NaN, an infinite component or a zero direction; such a

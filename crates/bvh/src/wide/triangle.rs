@@ -313,19 +313,9 @@ impl TrianglesRay {
         cull: Cull,
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
-        macro_rules! with {
-            ($x:literal, $y:literal, $z:literal) => {
-                self.test_permuted::<$x, $y, $z>(tris, t_min, t_max, cull, out)
-            };
-        }
-        match self.ray.k {
-            [1, 2, 0] => with!(1, 2, 0),
-            [2, 1, 0] => with!(2, 1, 0),
-            [2, 0, 1] => with!(2, 0, 1),
-            [0, 2, 1] => with!(0, 2, 1),
-            [0, 1, 2] => with!(0, 1, 2),
-            _ => with!(1, 0, 2),
-        }
+        raypick_primitives::with_permutation!(self.ray.k, |KX, KY, KZ| {
+            self.test_permuted::<KX, KY, KZ>(tris, t_min, t_max, cull, out)
+        })
     }
 
     /// [`TrianglesRay::test`] with the ray's axis permutation `ray().k` given as constants

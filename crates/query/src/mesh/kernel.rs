@@ -70,7 +70,7 @@ impl RayKernel {
 
     /// The watertight test of [`WatertightRay::intersect`], bit for bit, with the ray's axis
     /// permutation `k` fixed at compile time (the hot loops are instantiated once per
-    /// permutation, see [`dispatch_k`]). The degenerate-triangle check is left to the caller
+    /// permutation, see [`raypick_primitives::with_permutation`]). The degenerate-triangle check is left to the caller
     /// (the mesh keeps a precomputed flag).
     #[inline(always)]
     pub fn intersect_k<const KX: usize, const KY: usize, const KZ: usize>(
@@ -164,23 +164,6 @@ fn edge_functions_f64(
         (bx * ay - by * ax) as Real,
     )
 }
-
-/// `dispatch_k!(k, f::<_>(args))` calls the generic function `f::<KX, KY, KZ>(args)`
-/// instantiated for the ray's axis permutation `k`, so that its hot loop runs
-/// [`RayKernel::intersect_k`] with constant indices.
-macro_rules! dispatch_k {
-    ($k:expr, $f:ident :: <_> ($($arg:expr),*)) => {
-        match $k {
-            [1, 2, 0] => $f::<1, 2, 0>($($arg),*),
-            [2, 1, 0] => $f::<2, 1, 0>($($arg),*),
-            [2, 0, 1] => $f::<2, 0, 1>($($arg),*),
-            [0, 2, 1] => $f::<0, 2, 1>($($arg),*),
-            [0, 1, 2] => $f::<0, 1, 2>($($arg),*),
-            _ => $f::<1, 0, 2>($($arg),*),
-        }
-    };
-}
-pub(crate) use dispatch_k;
 
 /// True when the triangle has exactly zero area, decided in f64 (the rule of
 /// `Triangle::is_degenerate`, which the primitives' kernel applies per hit).

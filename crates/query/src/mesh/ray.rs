@@ -2,11 +2,11 @@
 
 use std::ops::ControlFlow;
 
-use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
+use raypick_primitives::{with_permutation, Cull, Point3, Ray, Real, Unit, Vector3};
 
 use raypick_bvh::wide::{prefetch, BlockHits, RayTraversal, RayVisitor, SimdPath};
 
-use super::kernel::{dispatch_k, unit_normal, RawHit, RayKernel};
+use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::Mesh;
 
 /// The interval and face culling of a ray query.
@@ -108,8 +108,10 @@ impl Mesh {
         if !k.valid() {
             return None;
         }
-        dispatch_k!(k.k(), closest_k::<_>(self, ray, &k, query))
-            .map(|(h, pos)| self.make_hit(pos, &h))
+        with_permutation!(k.k(), |KX, KY, KZ| closest_k::<KX, KY, KZ>(
+            self, ray, &k, query
+        ))
+        .map(|(h, pos)| self.make_hit(pos, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -121,7 +123,9 @@ impl Mesh {
         if !k.valid() {
             return false;
         }
-        dispatch_k!(k.k(), any_k::<_>(self, ray, &k, query))
+        with_permutation!(k.k(), |KX, KY, KZ| any_k::<KX, KY, KZ>(
+            self, ray, &k, query
+        ))
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -156,7 +160,9 @@ impl Mesh {
         if !k.valid() {
             return;
         }
-        dispatch_k!(k.k(), all_k::<_>(self, ray, &k, query, out));
+        with_permutation!(k.k(), |KX, KY, KZ| all_k::<KX, KY, KZ>(
+            self, ray, &k, query, out
+        ));
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
