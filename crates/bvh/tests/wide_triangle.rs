@@ -68,6 +68,22 @@ fn triangles(rng: &mut Rng, n: usize) -> Vec<Tri> {
         .collect()
 }
 
+/// A query interval and culling: behind the origin too, a finite window, an empty interval,
+/// or the default `0..inf`.
+fn query(rng: &mut Rng) -> (f32, f32, Cull) {
+    let (t_min, t_max) = match rng.below(5) {
+        0 => (-2.0, f32::INFINITY),
+        1 => (rng.range(0.0, 1.0), rng.range(0.5, 2.0)),
+        2 => (1.0, 0.0),
+        _ => (0.0, f32::INFINITY),
+    };
+    (
+        t_min,
+        t_max,
+        [Cull::None, Cull::Back, Cull::Front][rng.below(3)],
+    )
+}
+
 /// Rays aimed at vertices, edge points (exact zero edge functions) and random points of the
 /// triangles, or anywhere; with ±0 direction components and now and then a bad ray.
 fn ray(rng: &mut Rng, tris: &[Tri]) -> Ray {
@@ -119,13 +135,7 @@ fn check<const N: usize>(rng: &mut Rng, tris: &[Tri], cases: usize) -> (usize, u
         assert_eq!(block.len(), k);
         let r = ray(rng, tris);
         let wr = WatertightRay::new(&r);
-        let (t_min, t_max) = match rng.below(5) {
-            0 => (-2.0, f32::INFINITY),
-            1 => (rng.range(0.0, 1.0), rng.range(0.5, 2.0)),
-            2 => (1.0, 0.0),
-            _ => (0.0, f32::INFINITY),
-        };
-        let cull = [Cull::None, Cull::Back, Cull::Front][rng.below(3)];
+        let (t_min, t_max, cull) = query(rng);
         for path in SimdPath::available() {
             let got = block.intersect_with(path, &wr, t_min, t_max, cull);
             for (i, t) in chunk.iter().enumerate() {
@@ -404,13 +414,7 @@ fn triangles_read_in_place_match_the_scalar_watertight_test() {
         let chunk = &tris[start..start + k];
         let r = ray(&mut rng, &tris);
         let wr = WatertightRay::new(&r);
-        let (t_min, t_max) = match rng.below(5) {
-            0 => (-2.0, f32::INFINITY),
-            1 => (rng.range(0.0, 1.0), rng.range(0.5, 2.0)),
-            2 => (1.0, 0.0),
-            _ => (0.0, f32::INFINITY),
-        };
-        let cull = [Cull::None, Cull::Back, Cull::Front][rng.below(3)];
+        let (t_min, t_max, cull) = query(&mut rng);
         let (h, e) = check_in_place(chunk, &wr, t_min, t_max, cull);
         hits += h;
         edge += e;

@@ -583,7 +583,7 @@ wide_traverse_ray!(4, run4);
 wide_traverse_ray!(8, run8);
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::scalar_ranks;
 
     /// The places an insertion in slot order gives (the sorted push this replaced): each new
@@ -603,32 +603,35 @@ mod tests {
         places
     }
 
-    #[test]
-    fn ranks_are_the_insertion_order_with_ties_and_any_mask() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    /// Random distances and entered masks for the rank tests: few distinct values, so that
+    /// ties are common, and NaN only in unentered slots (entered slots never have one).
+    pub(crate) fn rank_cases(seed: u64, n: usize) -> impl Iterator<Item = ([f32; 8], u32)> {
+        let mut seed = seed;
+        (0..n).map(move |_| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            seed
-        };
-        let mut ties = 0;
-        for _ in 0..20_000 {
-            let r = next();
-            // Few distinct values, so that ties are common; unentered slots may hold NaN.
             let mut dist = [0.0f32; 8];
             for (k, d) in dist.iter_mut().enumerate() {
-                *d = match (r >> (4 * k)) & 7 {
+                *d = match (seed >> (4 * k)) & 7 {
                     7 => f32::NAN,
                     v => v as f32 * 0.5 - 1.0,
                 };
             }
-            let mut mask = (next() & 0xff) as u32;
+            let mut mask = (seed >> 40) as u32 & 0xff;
             for (i, d) in dist.iter().enumerate() {
                 if d.is_nan() {
-                    mask &= !(1 << i); // entered slots never have a NaN entry
+                    mask &= !(1 << i);
                 }
             }
+            (dist, mask)
+        })
+    }
+
+    #[test]
+    fn ranks_are_the_insertion_order_with_ties_and_any_mask() {
+        let mut ties = 0;
+        for (dist, mask) in rank_cases(0x9e37_79b9_7f4a_7c15, 20_000) {
             let rank = scalar_ranks(&dist, mask);
             let got: Vec<(usize, usize)> = (0..8)
                 .filter(|i| mask >> i & 1 != 0)

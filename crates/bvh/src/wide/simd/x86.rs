@@ -802,30 +802,14 @@ pub(crate) fn run_aos<const KX: usize, const KY: usize, const KZ: usize>(
 mod tests {
     use super::{avx2_available, avx2_ranks};
     use crate::wide::traverse::scalar_ranks;
+    use crate::wide::traverse::tests::rank_cases;
 
     #[test]
     fn avx2_ranks_match_the_scalar_ranks() {
         if !avx2_available() {
             return;
         }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let mut dist = [0.0f32; 8];
-            for (k, d) in dist.iter_mut().enumerate() {
-                *d = match (seed >> (4 * k)) & 7 {
-                    7 => f32::NAN,
-                    v => v as f32 - 3.0,
-                };
-            }
-            let mut mask = (seed >> 40) as u32 & 0xff;
-            for (i, d) in dist.iter().enumerate() {
-                if d.is_nan() {
-                    mask &= !(1 << i);
-                }
-            }
+        for (dist, mask) in rank_cases(0x2545_f491_4f6c_dd1d, 20_000) {
             // SAFETY: AVX2 was detected above.
             let got = unsafe { avx2_ranks(&dist, mask) };
             let want = scalar_ranks(&dist, mask);
