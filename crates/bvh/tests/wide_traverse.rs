@@ -4,9 +4,9 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, RayVisitor, SimdPath, WideBvh};
+use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, RayVisitor, SimdPath, TrianglesRay, WideBvh};
 use raypick_bvh::{BuildConfig, Bvh};
-use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3};
+use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3, WatertightRay};
 
 /// SplitMix64: small, seeded, good enough for test inputs.
 struct Rng(u64);
@@ -710,4 +710,88 @@ fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
         }
     }
     assert!(announced_total > 0, "no leaf was ever announced");
+}
+
+/// Records visits and lowers `t_max` at some leaves (by a rule on the range alone), so that
+/// two traversals given the same events must also prune the same way.
+struct Lowering(Vec<(bool, Range<usize>, u32)>);
+
+impl RayVisitor for Lowering {
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut f32) -> ControlFlow<()> {
+        self.0.push((false, range.clone(), t_max.to_bits()));
+        if range.start.is_multiple_of(3) {
+            *t_max = t_max.min(range.start as f32 * 0.25);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn upcoming(&mut self, range: Range<usize>) {
+        self.0.push((true, range, 0));
+    }
+}
+
+/// `traverse_prepared` (the ray's box constants and path taken from a `TrianglesRay`) gives
+/// exactly the events of `traverse_ray_visit` on the same ray and path, for both widths, every
+/// path, both orders, with pruning, and visits nothing for invalid rays or bounds.
+#[test]
+fn traverse_prepared_matches_traverse_ray_visit() {
+    fn check<const N: usize>(
+        wide: &WideBvh<N>,
+        prepared: impl Fn(&WideBvh<N>, bool, &TrianglesRay, f32, f32, &mut Lowering),
+        visit: impl Fn(&WideBvh<N>, RayTraversal, &Ray, f32, f32, &mut Lowering),
+        r: &Ray,
+        (t0, t1): (f32, f32),
+        what: &str,
+    ) -> usize {
+        let mut seen = 0;
+        for path in SimdPath::available() {
+            let tr = TrianglesRay::new(path, &WatertightRay::new(r));
+            assert_eq!(tr.path(), path, "{what}: an available path is kept");
+            for ordered in [true, false] {
+                let (mut a, mut b) = (Lowering(Vec::new()), Lowering(Vec::new()));
+                prepared(wide, ordered, &tr, t0, t1, &mut a);
+                visit(wide, RayTraversal { path, ordered }, r, t0, t1, &mut b);
+                assert_eq!(a.0, b.0, "{what} {path:?} ordered={ordered}");
+                seen += a.0.len();
+            }
+        }
+        seen
+    }
+    let mut rng = Rng(31);
+    let mut seen = 0;
+    for n in [0usize, 1, 2, 9, 64, 700] {
+        for (fam, boxes) in families(n, 1300 + n as u64) {
+            let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+            let (w4, w8) = (Bvh4::from_bvh(&bvh), Bvh8::from_bvh(&bvh));
+            let mut rays: Vec<Ray> = (0..40).map(|_| ray(&mut rng, &boxes)).collect();
+            let o = Point3::new(0.5, 0.5, -9.0);
+            rays.push(Ray::new(Point3::new(f32::NAN, 0.0, 0.0), Vector3::z()));
+            rays.push(Ray::new(o, Vector3::zeros()));
+            rays.push(Ray::new(o, Vector3::new(0.0, f32::INFINITY, 1.0)));
+            for r in &rays {
+                let mut b = bounds(&mut rng);
+                if rng.below(20) == 0 {
+                    b = (f32::NAN, 1.0);
+                }
+                let what = format!("{fam} n={n} {r:?} {b:?}");
+                seen += check(
+                    &w4,
+                    |w, o, tr, t0, t1, v| w.traverse_prepared(o, tr, t0, t1, v),
+                    |w, how, r, t0, t1, v| w.traverse_ray_visit(how, r, t0, t1, v),
+                    r,
+                    b,
+                    &format!("{what} 4-wide"),
+                );
+                seen += check(
+                    &w8,
+                    |w, o, tr, t0, t1, v| w.traverse_prepared(o, tr, t0, t1, v),
+                    |w, how, r, t0, t1, v| w.traverse_ray_visit(how, r, t0, t1, v),
+                    r,
+                    b,
+                    &format!("{what} 8-wide"),
+                );
+            }
+        }
+    }
+    assert!(seen > 10_000, "too few events compared: {seen}");
 }

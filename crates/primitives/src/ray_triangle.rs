@@ -204,6 +204,13 @@ impl WatertightRay {
         })
     }
 
+    /// The ray direction, as given (not normalized).
+    #[must_use]
+    #[inline]
+    pub fn dir(&self) -> [Real; 3] {
+        self.dir
+    }
+
     /// The ray direction, widened to f64 (for callers that refine a hit).
     #[must_use]
     pub fn dir_f64(&self) -> [f64; 3] {

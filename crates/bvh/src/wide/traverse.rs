@@ -9,7 +9,7 @@ use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::{Ray, RayAabbPrecomp, Real};
 
 use super::simd::{prefetch, Stack};
-use super::{SimdPath, WideBvh, WideNode};
+use super::{SimdPath, TrianglesRay, WideBvh, WideNode};
 
 /// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
 pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
@@ -30,6 +30,17 @@ impl RayK {
             o: pre.origin,
             inv: pre.inv_dir,
             neg: pre.neg.map(usize::from),
+        }
+    }
+
+    /// The same constants as `new(&RayAabbPrecomp::new(ray))` (the same f32 divisions, the
+    /// same sign bits), from a ray's origin and direction.
+    #[inline(always)]
+    pub(crate) fn from_parts(origin: [f32; 3], dir: [f32; 3]) -> Self {
+        Self {
+            o: origin,
+            inv: [1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]],
+            neg: dir.map(|d| usize::from(d.is_sign_negative())),
         }
     }
 
@@ -410,7 +421,7 @@ fn announce<const N: usize, F: RayVisitor>(nodes: &[WideNode<N>], it: &Item, lea
 }
 
 macro_rules! wide_traverse_ray {
-    ($n:literal, $simd_run:ident) => {
+    ($n:literal, $simd_run:ident, $prepared_run:ident) => {
         impl WideBvh<$n> {
             /// Ray traversal, the drop-in for [`Bvh::traverse_ray`](crate::Bvh::traverse_ray):
             /// calls `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
@@ -492,6 +503,37 @@ macro_rules! wide_traverse_ray {
                 visitor: &mut V,
             ) {
                 self.run_ray(how.path, ray, t_min, t_max, how.ordered, visitor);
+            }
+
+            /// [`Self::traverse_ray_visit`] for a ray already prepared for the triangle tests
+            /// (a mesh query's own [`TrianglesRay`]): its box-test constants and its checked
+            /// [`SimdPath`] ([`TrianglesRay::path`]) are reused, so nothing is prepared or
+            /// detected twice per ray. Visits the same leaves in the same order as
+            /// `traverse_ray_visit` with `RayTraversal { path: ray.path(), ordered }` on the
+            /// same ray; same edge cases (an invalid ray visits nothing); allocates nothing.
+            #[inline]
+            pub fn traverse_prepared<V: RayVisitor>(
+                &self,
+                ordered: bool,
+                ray: &TrianglesRay,
+                t_min: Real,
+                t_max: Real,
+                visitor: &mut V,
+            ) {
+                let nodes = &self.nodes[..];
+                if nodes.is_empty() || !ray.ray().valid || !(t_min <= t_max) {
+                    return;
+                }
+                let mode = Mode {
+                    pad_neg: !(t_min >= 0.0),
+                    ordered,
+                };
+                let r = &ray.boxes;
+                #[cfg(target_arch = "x86_64")]
+                if super::simd::$prepared_run(ray.aos(), self, r, t_min, t_max, mode, visitor) {
+                    return;
+                }
+                Self::run_scalar(nodes, r, t_min, t_max, mode, visitor);
             }
 
             /// [`Self::traverse_ray`] without the nearest-first order: the entered children
@@ -579,8 +621,8 @@ macro_rules! wide_traverse_ray {
     };
 }
 
-wide_traverse_ray!(4, run4);
-wide_traverse_ray!(8, run8);
+wide_traverse_ray!(4, run4, run4_prepared);
+wide_traverse_ray!(8, run8, run8_prepared);
 
 #[cfg(test)]
 pub(crate) mod tests {

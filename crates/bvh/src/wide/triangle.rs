@@ -243,6 +243,8 @@ pub struct TrianglesRay {
     aos: Option<super::simd::AosPath>,
     /// `perm_index(ray.k)`, so that `test_permuted` checks its constants with one compare.
     perm: u8,
+    /// The box-test constants, for [`WideBvh::traverse_prepared`](super::WideBvh).
+    pub(crate) boxes: super::traverse::RayK,
 }
 
 /// An index of the axis permutation `k`: twice the dominant axis `k[2]`, plus 1 when `k[0]`
@@ -270,6 +272,7 @@ impl TrianglesRay {
                 },
                 aos: aos.filter(|_| ray.valid),
                 perm: perm_index(ray.k),
+                boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -279,6 +282,7 @@ impl TrianglesRay {
                 ray: *ray,
                 path: SimdPath::Scalar,
                 perm: perm_index(ray.k),
+                boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
         }
     }
@@ -291,8 +295,17 @@ impl TrianglesRay {
 
     /// The ray.
     #[must_use]
+    #[inline]
     pub fn ray(&self) -> &WatertightRay {
         &self.ray
+    }
+
+    /// The SIMD kernels' proof of their target feature: `None` on the scalar path and for an
+    /// invalid ray.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn aos(&self) -> Option<super::simd::AosPath> {
+        self.aos
     }
 
     /// Tests `tris[..8]` (lane `i` is `tris[i]`; the rest is ignored) with one 4- or 8-lane

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{with_permutation, Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch, BlockHits, RayTraversal, RayVisitor, SimdPath};
+use raypick_bvh::wide::{prefetch, BlockHits, RayVisitor, SimdPath};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::Mesh;
@@ -108,10 +108,8 @@ impl Mesh {
         if !k.valid() {
             return None;
         }
-        with_permutation!(k.k(), |KX, KY, KZ| closest_k::<KX, KY, KZ>(
-            self, ray, &k, query
-        ))
-        .map(|(h, pos)| self.make_hit(pos, &h))
+        with_permutation!(k.k(), |KX, KY, KZ| closest_k::<KX, KY, KZ>(self, &k, query))
+            .map(|(h, pos)| self.make_hit(pos, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -123,9 +121,7 @@ impl Mesh {
         if !k.valid() {
             return false;
         }
-        with_permutation!(k.k(), |KX, KY, KZ| any_k::<KX, KY, KZ>(
-            self, ray, &k, query
-        ))
+        with_permutation!(k.k(), |KX, KY, KZ| any_k::<KX, KY, KZ>(self, &k, query))
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -261,7 +257,6 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
 #[inline(always)]
 fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     mesh: &Mesh,
-    ray: &Ray,
     k: &RayKernel,
     query: &RayQuery,
 ) -> Option<(RawHit, usize)> {
@@ -281,16 +276,8 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         lanes: BlockHits::default(),
         sink: c,
     };
-    mesh.wide.traverse_ray_visit(
-        RayTraversal {
-            path: k.tr.path(),
-            ordered: true,
-        },
-        ray,
-        query.t_min,
-        query.t_max,
-        &mut v,
-    );
+    mesh.wide
+        .traverse_prepared(true, &k.tr, query.t_min, query.t_max, &mut v);
     v.sink.best
 }
 
@@ -391,7 +378,6 @@ impl LeafSink for AnyHit {
 #[inline(always)]
 fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
     mesh: &Mesh,
-    ray: &Ray,
     k: &RayKernel,
     query: &RayQuery,
 ) -> bool {
@@ -408,16 +394,8 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
         lanes: BlockHits::default(),
         sink: a,
     };
-    mesh.wide.traverse_ray_visit(
-        RayTraversal {
-            path: k.tr.path(),
-            ordered: false,
-        },
-        ray,
-        t_min,
-        query.t_max,
-        &mut v,
-    );
+    mesh.wide
+        .traverse_prepared(false, &k.tr, t_min, query.t_max, &mut v);
     v.sink.found
 }
 

@@ -273,6 +273,54 @@ where
     true
 }
 
+/// [`run4`] for a ray prepared for the triangle tests: its `AosPath` already proves the target
+/// feature, so nothing is detected per ray. Returns false, having done nothing, for `None`
+/// (the scalar path, or an invalid ray).
+#[inline(always)]
+pub(crate) fn run4_prepared<F>(
+    aos: Option<AosPath>,
+    bvh: &WideBvh<4>,
+    r: &RayK,
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    leaf: &mut F,
+) -> bool
+where
+    F: RayVisitor,
+{
+    if aos.is_none() {
+        return false;
+    }
+    run4_sse(&bvh.nodes, r, t_min, t_max, mode, leaf);
+    true
+}
+
+/// [`run8`] for a ray prepared for the triangle tests (see [`run4_prepared`]).
+#[inline(always)]
+pub(crate) fn run8_prepared<F>(
+    aos: Option<AosPath>,
+    bvh: &WideBvh<8>,
+    r: &RayK,
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    leaf: &mut F,
+) -> bool
+where
+    F: RayVisitor,
+{
+    match aos {
+        // SAFETY: an `AosPath` with `avx2` set is made only when the CPU has AVX2.
+        Some(AosPath { avx2: true }) => unsafe {
+            run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
+        },
+        Some(AosPath { avx2: false }) => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
+        None => return false,
+    }
+    true
+}
+
 /// The vector operations the triangle kernel needs, once per width, each compiled with its
 /// width's target feature. Comparisons are ordered: false when either side is NaN.
 macro_rules! vec_ops {
