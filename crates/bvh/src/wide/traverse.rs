@@ -344,21 +344,24 @@ pub(crate) fn traverse_with_kernel<
                 if rest & (rest - 1) == 0 {
                     // Two entered (the common case): visit the nearer now, the later slot on
                     // a tie or when unordered, as the general loop below would.
+                    // Chosen by index, which compiles to a conditional move: a branch on the
+                    // two distances mispredicts about every other time.
                     let (i, j) = (
                         mask.trailing_zeros() as usize,
                         rest.trailing_zeros() as usize,
                     );
-                    let a = Item {
-                        t: dist[i],
-                        child: node.child[i],
-                        count: node.count[i],
+                    let f = if ORDERED && dist[i] < dist[j] { i } else { j };
+                    let s = (i ^ j ^ f) & (N - 1);
+                    let first = Item {
+                        t: dist[f],
+                        child: node.child[f],
+                        count: node.count[f],
                     };
-                    let b = Item {
-                        t: dist[j],
-                        child: node.child[j],
-                        count: node.count[j],
+                    let second = Item {
+                        t: dist[s],
+                        child: node.child[s],
+                        count: node.count[s],
                     };
-                    let (first, second) = if ORDERED && a.t < b.t { (a, b) } else { (b, a) };
                     announce(nodes, &second, leaf);
                     stack.push(second);
                     item = first;
