@@ -14,6 +14,7 @@ pub(crate) use x86::*;
 /// later read does not wait on memory. Ray traversal calls it for the nodes it pushes on its
 /// stack; callers can use it for the primitives of the leaves announced by
 /// `WideBvh::traverse_ray_by`. A hint only: it never faults, changes nothing observable, and is a no-op off x86_64.
+/// It may also load up to 4 lines after a short `x`.
 #[inline(always)]
 pub fn prefetch<T>(x: &[T]) {
     #[cfg(target_arch = "x86_64")]
@@ -25,13 +26,15 @@ pub fn prefetch<T>(x: &[T]) {
         }
         // The first 5 lines (a leaf of up to 8 triangles) without a loop: the line count of
         // a leaf varies at random, and a loop exit per leaf mispredicts (measured: about one
-        // in five leaves). Offsets past the end repeat the last byte's line.
+        // in five leaves). Lines past the end are fetched too (the next leaf's, in leaf
+        // order) rather than clamping each address: 20 fewer instructions per leaf, and no
+        // loss measured on the 1M-triangle meshes.
         for k in 0..5 {
-            // SAFETY: a prefetch never faults and does not change memory; the address lies
-            // inside `x` anyway.
+            // SAFETY: a prefetch never faults and does not change memory, whatever the
+            // address; `wrapping_add` computes one past the end without undefined behaviour.
             unsafe {
                 std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    p.add((64 * k).min(bytes - 1)),
+                    p.wrapping_add(64 * k),
                 );
             }
         }
