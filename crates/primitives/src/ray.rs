@@ -35,13 +35,9 @@ impl Ray {
     #[must_use]
     pub fn is_valid(&self) -> bool {
         let (o, d) = (&self.origin, &self.dir);
-        // `&` rather than `&&`: no branch per component on every query.
-        o.x.is_finite()
-            & o.y.is_finite()
-            & o.z.is_finite()
-            & d.x.is_finite()
-            & d.y.is_finite()
-            & d.z.is_finite()
-            & (d.x != 0.0 || d.y != 0.0 || d.z != 0.0)
+        // `x * 0` is ±0 for a finite `x` and NaN for an infinity or a NaN, so one comparison
+        // checks all six components (and compiles to a few vector operations, no branch).
+        let zeros = (o.x * 0.0 + o.y * 0.0 + o.z * 0.0) + (d.x * 0.0 + d.y * 0.0 + d.z * 0.0);
+        (zeros == 0.0) & ((d.x != 0.0) | (d.y != 0.0) | (d.z != 0.0))
     }
 }

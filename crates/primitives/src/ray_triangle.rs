@@ -84,11 +84,49 @@ pub struct WatertightRay {
     /// False for rays that can hit nothing.
     pub valid: bool,
     dir: [Real; 3],
+    /// `k`'s index in [`WatertightRay::PERMUTATIONS`].
+    perm: u8,
 }
 
 impl WatertightRay {
-    /// Prepares `ray` for [`WatertightRay::intersect`].
+    /// The six axis permutations `k` that [`WatertightRay::new`] makes, at index `2 * kz + s`:
+    /// `kx, ky` follow the dominant axis `kz` cyclically (`s = 0`), or swapped (`s = 1`) for
+    /// a negative direction along `kz`, which keeps the winding of the sheared triangle the
+    /// same as the original's.
+    pub const PERMUTATIONS: [[usize; 3]; 6] = [
+        [1, 2, 0],
+        [2, 1, 0],
+        [2, 0, 1],
+        [0, 2, 1],
+        [0, 1, 2],
+        [1, 0, 2],
+    ];
+
+    /// The index of `k` in [`WatertightRay::PERMUTATIONS`], or 6 when `k` is none of them.
+    /// A `const fn`: callers generic over the permutation compare their constants with
+    /// [`WatertightRay::permutation_index`] at no cost.
+    #[must_use]
+    pub const fn index_of_permutation(k: [usize; 3]) -> usize {
+        let mut i = 0;
+        while i < 6 {
+            let p = Self::PERMUTATIONS[i];
+            if p[0] == k[0] && p[1] == k[1] && p[2] == k[2] {
+                return i;
+            }
+            i += 1;
+        }
+        6
+    }
+
+    /// The index of this ray's `k` in [`WatertightRay::PERMUTATIONS`] (below 6).
+    #[must_use]
     #[inline]
+    pub fn permutation_index(&self) -> usize {
+        usize::from(self.perm)
+    }
+
+    /// Prepares `ray` for [`WatertightRay::intersect`].
+    #[inline(always)]
     #[must_use]
     pub fn new(ray: &Ray) -> Self {
         let d = [ray.dir.x, ray.dir.y, ray.dir.z];
@@ -100,12 +138,8 @@ impl WatertightRay {
         } else {
             2
         };
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        // Keep the winding of the sheared triangle the same as the original.
-        if d[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
+        let perm = 2 * kz + usize::from(d[kz] < 0.0);
+        let [kx, ky, kz] = Self::PERMUTATIONS[perm];
         let sz = 1.0 / d[kz];
         Self {
             origin: [ray.origin.x, ray.origin.y, ray.origin.z],
@@ -113,6 +147,7 @@ impl WatertightRay {
             shear: [d[kx] * sz, d[ky] * sz, sz],
             valid: ray.is_valid(),
             dir: d,
+            perm: perm as u8,
         }
     }
 

@@ -241,18 +241,11 @@ pub struct TrianglesRay {
     /// The SIMD kernels' path; `None` on the scalar path and for an invalid ray.
     #[cfg(target_arch = "x86_64")]
     aos: Option<super::simd::AosPath>,
-    /// `perm_index(ray.k)`, so that `test_permuted` checks its constants with one compare.
+    /// `ray.permutation_index()`, so that `test_permuted` checks its constants with one
+    /// compare.
     perm: u8,
     /// The box-test constants, for [`WideBvh::traverse_prepared`](super::WideBvh).
     pub(crate) boxes: super::traverse::RayK,
-}
-
-/// An index of the axis permutation `k`: twice the dominant axis `k[2]`, plus 1 when `k[0]`
-/// is not the axis after it (the winding swap of a negative direction). Distinct for the six
-/// permutations `WatertightRay::new` makes, and cheap: no table lookup per ray.
-const fn perm_index(k: [usize; 3]) -> u8 {
-    let kz = k[2] % 3;
-    (2 * kz + (k[0] != (kz + 1) % 3) as usize) as u8
 }
 
 impl TrianglesRay {
@@ -271,7 +264,7 @@ impl TrianglesRay {
                     SimdPath::Scalar
                 },
                 aos: aos.filter(|_| ray.valid),
-                perm: perm_index(ray.k),
+                perm: ray.permutation_index() as u8,
                 boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
         }
@@ -281,7 +274,7 @@ impl TrianglesRay {
             Self {
                 ray: *ray,
                 path: SimdPath::Scalar,
-                perm: perm_index(ray.k),
+                perm: ray.permutation_index() as u8,
                 boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
         }
@@ -349,7 +342,9 @@ impl TrianglesRay {
         #[cfg(target_arch = "x86_64")]
         if let Some(aos) = self.aos {
             // `aos` is set for valid rays only, so this is the hot path's only check but two.
-            if self.perm == perm_index([KX, KY, KZ]) && !tris.is_empty() {
+            if usize::from(self.perm) == const { WatertightRay::index_of_permutation([KX, KY, KZ]) }
+                && !tris.is_empty()
+            {
                 let m = super::simd::run_aos::<KX, KY, KZ>(aos, tris, &self.ray, t_min, t_max, out);
                 let keep = match cull {
                     Cull::None => !0,

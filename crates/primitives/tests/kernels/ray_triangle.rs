@@ -253,3 +253,44 @@ proptest! {
         }
     }
 }
+
+/// `WatertightRay::new` picks the dominant axis as `kz` (the lowest on ties) and the
+/// permutation at `2 * kz + (d[kz] < 0)` in `PERMUTATIONS`; `permutation_index` and
+/// `index_of_permutation` agree with it, and the table holds six distinct permutations.
+#[test]
+fn ray_triangle_permutation_table_and_index() {
+    use raypick_primitives::WatertightRay;
+    let perms = WatertightRay::PERMUTATIONS;
+    for (i, p) in perms.iter().enumerate() {
+        let mut sorted = *p;
+        sorted.sort_unstable();
+        assert_eq!(sorted, [0, 1, 2], "{p:?} is not a permutation");
+        assert_eq!(WatertightRay::index_of_permutation(*p), i);
+        assert_eq!(p[2], i / 2, "{p:?}: kz");
+    }
+    assert_eq!(WatertightRay::index_of_permutation([0, 0, 0]), 6);
+    let mut rng = TestRng(0xD1CE);
+    let mut seen = [0usize; 6];
+    for n in 0..3000 {
+        let mut d = [0.0f32; 3];
+        for v in &mut d {
+            // Few distinct magnitudes, so that ties between axes are common.
+            *v = (rng.next_u64() % 7) as f32 * 0.5 - 1.5;
+        }
+        if n % 7 == 0 {
+            d[n % 3] = -0.0;
+        }
+        let ray = Ray::new(Point3::origin(), Vector3::new(d[0], d[1], d[2]));
+        let w = WatertightRay::new(&ray);
+        if !ray.is_valid() {
+            continue;
+        }
+        let ad = d.map(f32::abs);
+        let kz = (0..3).find(|&a| (0..3).all(|b| ad[a] >= ad[b])).unwrap();
+        let i = 2 * kz + usize::from(d[kz] < 0.0);
+        assert_eq!(w.k, perms[i], "{d:?}");
+        assert_eq!(w.permutation_index(), i, "{d:?}");
+        seen[i] += 1;
+    }
+    assert!(seen.iter().all(|&c| c > 50), "{seen:?}");
+}

@@ -15,6 +15,41 @@ fn types_ray_at_and_validity() {
     assert!(!Ray::new(p3(1.0, 2.0, 3.0), v3(0.0, f32::INFINITY, 1.0)).is_valid());
 }
 
+/// `is_valid` (written as one sum of `x * 0` terms) against the rule component by component,
+/// over every mix of special values in every slot.
+#[test]
+fn types_ray_validity_matches_the_componentwise_rule() {
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.5,
+        f32::MIN_POSITIVE / 4.0,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    let mut invalid = 0;
+    // Each component takes each special value in turn, with the others drawn from a
+    // smaller set, so that every slot meets every value next to zeros and finite values.
+    let others = [0.0, -0.0, 2.0, f32::NAN];
+    for slot in 0..6 {
+        for &x in &specials {
+            for (n, &y) in others.iter().enumerate() {
+                let mut c = [y; 6];
+                c[slot] = x;
+                c[(slot + 1 + n) % 6] = 1.5;
+                let r = Ray::new(p3(c[0], c[1], c[2]), v3(c[3], c[4], c[5]));
+                let expected = c.iter().all(|v| v.is_finite()) && c[3..].iter().any(|&v| v != 0.0);
+                assert_eq!(r.is_valid(), expected, "{c:?}");
+                invalid += usize::from(!expected);
+            }
+        }
+    }
+    assert!(invalid > 50 && invalid < 216, "{invalid}");
+}
+
 #[test]
 fn types_aabb_core_operations() {
     let a = Aabb::new(p3(0.0, 0.0, 0.0), p3(2.0, 3.0, 4.0));
