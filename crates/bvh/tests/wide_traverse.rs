@@ -752,6 +752,10 @@ fn traverse_prepared_matches_traverse_ray_visit() {
                 prepared(wide, ordered, &tr, t0, t1, &mut a);
                 visit(wide, RayTraversal { path, ordered }, r, t0, t1, &mut b);
                 assert_eq!(a.0, b.0, "{what} {path:?} ordered={ordered}");
+                let ordered_bounds = t0 <= t1;
+                if !r.is_valid() || !ordered_bounds {
+                    assert!(a.0.is_empty(), "{what}: an invalid query visits nothing");
+                }
                 seen += a.0.len();
             }
         }
