@@ -137,25 +137,28 @@ fn avx2_test8<const PAD_NEG: bool>(
 }
 
 /// [`Kernel::ranks`] for 8 slots with AVX2, every slot at once: for each slot `j` in turn,
-/// the slots `i` it counts against (`dist[j] > dist[i]`, or equal with `j < i`) add one when
-/// `j` is entered. 8 steps of a few instructions, no branch.
+/// the slots `i` it counts against (`dist[j] > dist[i]`, or equal with `j < i`) add one. The
+/// slots not in `mask` get a NaN distance first, which no comparison counts: 8 steps of 5
+/// instructions, no branch.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn avx2_ranks(dist: &[f32; 8], mask: u32) -> [u32; 8] {
     // SAFETY: `dist` holds 8 f32s; `loadu` has no alignment requirement.
     let d = unsafe { _mm256_loadu_ps(dist.as_ptr()) };
     let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    let entered = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mask as i32), bit), bit);
+    let d = _mm256_blendv_ps(_mm256_set1_ps(f32::NAN), d, _mm256_castsi256_ps(entered));
+    let mut dm = [0.0f32; 8];
+    // SAFETY: `dm` holds 8 f32s; `storeu` has no alignment requirement.
+    unsafe { _mm256_storeu_ps(dm.as_mut_ptr(), d) };
     let mut acc = _mm256_setzero_si256();
-    for (j, &dj) in dist.iter().enumerate() {
+    for (j, &dj) in dm.iter().enumerate() {
         let dj = _mm256_set1_ps(dj);
         let farther = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(dj, d));
         let tie = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(dj, d));
         let before = _mm256_cmpgt_epi32(lane, _mm256_set1_epi32(j as i32));
-        let entered = _mm256_set1_epi32(-((mask >> j & 1) as i32));
-        let counted = _mm256_and_si256(
-            _mm256_or_si256(farther, _mm256_and_si256(tie, before)),
-            entered,
-        );
+        let counted = _mm256_or_si256(farther, _mm256_and_si256(tie, before));
         // `counted` lanes are -1: subtracting adds one.
         acc = _mm256_sub_epi32(acc, counted);
     }
