@@ -6,7 +6,7 @@
 use std::ops::{ControlFlow, Range};
 
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::{Ray, RayAabbPrecomp, Real};
+use raypick_primitives::{Ray, Real};
 
 use super::simd::{prefetch, Stack};
 use super::{SimdPath, TrianglesRay, WideBvh, WideNode};
@@ -24,17 +24,8 @@ pub(crate) struct RayK {
 }
 
 impl RayK {
-    #[inline(always)]
-    fn new(pre: &RayAabbPrecomp) -> Self {
-        Self {
-            o: pre.origin,
-            inv: pre.inv_dir,
-            neg: pre.neg.map(usize::from),
-        }
-    }
-
-    /// The same constants as `new(&RayAabbPrecomp::new(ray))` (the same f32 divisions, the
-    /// same sign bits), from a ray's origin and direction.
+    /// The constants of `RayAabbPrecomp::new` (the same f32 divisions, the same sign bits),
+    /// from a ray's origin and direction.
     #[inline(always)]
     pub(crate) fn from_parts(origin: [f32; 3], dir: [f32; 3]) -> Self {
         Self {
@@ -424,7 +415,7 @@ fn announce<const N: usize, F: RayVisitor>(nodes: &[WideNode<N>], it: &Item, lea
 }
 
 macro_rules! wide_traverse_ray {
-    ($n:literal, $simd_run:ident, $prepared_run:ident) => {
+    ($n:literal, $simd_run:ident) => {
         impl WideBvh<$n> {
             /// Ray traversal, the drop-in for [`Bvh::traverse_ray`](crate::Bvh::traverse_ray):
             /// calls `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
@@ -439,6 +430,8 @@ macro_rules! wide_traverse_ray {
             /// or a zero direction, or bounds with `!(t_min <= t_max)` (NaN included), visits
             /// nothing. Uses the fastest [`SimdPath`] (see [`SimdPath::best`]). Allocates
             /// nothing.
+            ///
+            /// [`RayAabbPrecomp::intersect_robust`]: raypick_primitives::RayAabbPrecomp::intersect_robust
             #[inline]
             pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
             where
@@ -523,20 +516,17 @@ macro_rules! wide_traverse_ray {
                 t_max: Real,
                 visitor: &mut V,
             ) {
-                let nodes = &self.nodes[..];
-                if nodes.is_empty() || !ray.ray().valid || !(t_min <= t_max) {
-                    return;
+                if ray.ray().valid {
+                    self.run_k(
+                        #[cfg(target_arch = "x86_64")]
+                        ray.aos(),
+                        &ray.boxes,
+                        t_min,
+                        t_max,
+                        ordered,
+                        visitor,
+                    );
                 }
-                let mode = Mode {
-                    pad_neg: !(t_min >= 0.0),
-                    ordered,
-                };
-                let r = &ray.boxes;
-                #[cfg(target_arch = "x86_64")]
-                if super::simd::$prepared_run(ray.aos(), self, r, t_min, t_max, mode, visitor) {
-                    return;
-                }
-                Self::run_scalar(nodes, r, t_min, t_max, mode, visitor);
             }
 
             /// [`Self::traverse_ray`] without the nearest-first order: the entered children
@@ -585,27 +575,50 @@ macro_rules! wide_traverse_ray {
             ) where
                 F: RayVisitor,
             {
+                if !ray.is_valid() {
+                    return;
+                }
+                let (o, d) = (&ray.origin, &ray.dir);
+                let r = RayK::from_parts([o.x, o.y, o.z], [d.x, d.y, d.z]);
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = path;
+                self.run_k(
+                    #[cfg(target_arch = "x86_64")]
+                    super::simd::AosPath::new(path),
+                    &r,
+                    t_min,
+                    t_max,
+                    ordered,
+                    &mut leaf,
+                );
+            }
+
+            /// Both entry points' common part, for a valid ray: the interval check and the
+            /// dispatch to the SIMD loop that `simd` proves available, or the scalar one.
+            #[inline(always)]
+            fn run_k<F: RayVisitor>(
+                &self,
+                #[cfg(target_arch = "x86_64")] simd: Option<super::simd::AosPath>,
+                r: &RayK,
+                t_min: Real,
+                t_max: Real,
+                ordered: bool,
+                leaf: &mut F,
+            ) {
                 let nodes = &self.nodes[..];
-                if nodes.is_empty() {
+                if nodes.is_empty() || !(t_min <= t_max) {
                     return;
                 }
-                let pre = RayAabbPrecomp::new(ray);
-                if !pre.valid || !(t_min <= t_max) {
-                    return;
-                }
-                let r = RayK::new(&pre);
                 let mode = Mode {
                     // Negative exits matter only when t_min < 0 (see `Kernel`).
                     pad_neg: !(t_min >= 0.0),
                     ordered,
                 };
-                let leaf = &mut leaf;
                 #[cfg(target_arch = "x86_64")]
-                if super::simd::$simd_run(path, self, &r, t_min, t_max, mode, leaf) {
+                if super::simd::$simd_run(simd, self, r, t_min, t_max, mode, leaf) {
                     return;
                 }
-                let _ = path;
-                Self::run_scalar(nodes, &r, t_min, t_max, mode, leaf);
+                Self::run_scalar(nodes, r, t_min, t_max, mode, leaf);
             }
 
             /// The scalar loop (the reference path, and the fallback), out of line.
@@ -624,8 +637,8 @@ macro_rules! wide_traverse_ray {
     };
 }
 
-wide_traverse_ray!(4, run4, run4_prepared);
-wide_traverse_ray!(8, run8, run8_prepared);
+wide_traverse_ray!(4, run4);
+wide_traverse_ray!(8, run8);
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -225,12 +225,12 @@ macro_rules! run_sse {
 run_sse!(run4_sse, 4);
 run_sse!(run8_sse, 8);
 
-/// Traverses a 4-wide tree with SSE (also for `SimdPath::Avx2`, when the CPU has it). Returns
-/// false, having done nothing, for `Scalar` and an unavailable `Avx2`: the caller then runs
-/// the scalar loop.
+/// Traverses a 4-wide tree with SSE when `simd` proves a SIMD path (for `Avx2` too). Returns
+/// false, having done nothing, for `None` (the scalar path, or an unavailable `Avx2`): the
+/// caller then runs the scalar loop.
 #[inline(always)]
 pub(crate) fn run4<F>(
-    path: SimdPath,
+    simd: Option<AosPath>,
     bvh: &WideBvh<4>,
     r: &RayK,
     t_min: f32,
@@ -241,68 +241,18 @@ pub(crate) fn run4<F>(
 where
     F: RayVisitor,
 {
-    match path {
-        SimdPath::Sse => {}
-        SimdPath::Avx2 if avx2_available() => {}
-        _ => return false,
-    }
-    run4_sse(&bvh.nodes, r, t_min, t_max, mode, leaf);
-    true
-}
-
-/// Traverses an 8-wide tree with AVX2 or SSE as `path` says. Returns false, having done
-/// nothing, for `Scalar` and an unavailable `Avx2`: the caller then runs the scalar loop.
-#[inline(always)]
-pub(crate) fn run8<F>(
-    path: SimdPath,
-    bvh: &WideBvh<8>,
-    r: &RayK,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) -> bool
-where
-    F: RayVisitor,
-{
-    match path {
-        // SAFETY: the CPU has AVX2 (checked by the guard).
-        SimdPath::Avx2 if avx2_available() => unsafe {
-            run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
-        },
-        SimdPath::Sse => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
-        _ => return false,
-    }
-    true
-}
-
-/// [`run4`] for a ray prepared for the triangle tests: its `AosPath` already proves the target
-/// feature, so nothing is detected per ray. Returns false, having done nothing, for `None`
-/// (the scalar path, or an invalid ray).
-#[inline(always)]
-pub(crate) fn run4_prepared<F>(
-    aos: Option<AosPath>,
-    bvh: &WideBvh<4>,
-    r: &RayK,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) -> bool
-where
-    F: RayVisitor,
-{
-    if aos.is_none() {
+    if simd.is_none() {
         return false;
     }
     run4_sse(&bvh.nodes, r, t_min, t_max, mode, leaf);
     true
 }
 
-/// [`run8`] for a ray prepared for the triangle tests (see [`run4_prepared`]).
+/// Traverses an 8-wide tree with AVX2 or SSE as `simd` proves. Returns false, having done
+/// nothing, for `None` (see [`run4`]).
 #[inline(always)]
-pub(crate) fn run8_prepared<F>(
-    aos: Option<AosPath>,
+pub(crate) fn run8<F>(
+    simd: Option<AosPath>,
     bvh: &WideBvh<8>,
     r: &RayK,
     t_min: f32,
@@ -313,7 +263,7 @@ pub(crate) fn run8_prepared<F>(
 where
     F: RayVisitor,
 {
-    match aos {
+    match simd {
         // SAFETY: an `AosPath` with `avx2` set is made only when the CPU has AVX2.
         Some(AosPath { avx2: true }) => unsafe {
             run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
@@ -803,8 +753,8 @@ unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
     }
 }
 
-/// A SIMD path for the in-place triangle kernels that this CPU has: holding one proves the
-/// target feature, so [`run_aos`] is safe to call.
+/// A SIMD path that this CPU has: holding one proves the target feature, so [`run_aos`] (the
+/// in-place triangle kernels) is safe to call, and [`run4`] / [`run8`] run its traversal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AosPath {
     avx2: bool,
