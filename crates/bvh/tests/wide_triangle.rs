@@ -2,8 +2,8 @@
 //! of `WatertightRay::intersect` on that triangle (hit or miss, t, u, v, face).
 
 use raypick_bvh::wide::{
-    intersect_triangles, BlockHits, SimdPath, TriangleBlock, TriangleBlock4, TriangleBlock8,
-    TrianglesRay,
+    intersect_triangles, BlockHits, LaneMasks, SimdPath, TriangleBlock, TriangleBlock4,
+    TriangleBlock8, TrianglesRay,
 };
 use raypick_primitives::{Cull, Point3, Ray, RayTriangleHit, Triangle, Vector3, WatertightRay};
 
@@ -355,8 +355,93 @@ fn check_in_place(
         assert_eq!(got.mask & !used, 0, "{path:?}: a lane past the slice hit");
         assert_eq!(got.front & !got.mask, 0, "{path:?}: front set on a miss");
         check_permuted(path, chunk, wr, t_min, t_max, cull);
+        for tail in [f32::NAN, 0.0, 1.0] {
+            check_rows(path, chunk, wr, t_min, t_max, cull, tail);
+        }
     }
     (hits, edge)
+}
+
+/// `chunk[..8]` as the rows `TrianglesRay::test_rows` reads (row `3 * corner + axis`, lane
+/// `i` is triangle `i`), followed by 8 floats: `tail`, or with `tail == 1.0` the first
+/// triangle's coordinates (a triangle that may hit, which the lanes past the group read and
+/// must discard).
+fn rows_of(chunk: &[Tri], tail: f32) -> Vec<f32> {
+    let n = chunk.len().min(8);
+    let mut rows = vec![0.0; 9 * n];
+    for (j, t) in chunk[..n].iter().enumerate() {
+        for c in 0..3 {
+            for a in 0..3 {
+                rows[(3 * c + a) * n + j] = t[c][a];
+            }
+        }
+    }
+    for i in 0..8 {
+        rows.push(if tail == 1.0 && n > 0 {
+            chunk[0][i / 3 % 3][i % 3]
+        } else {
+            tail
+        });
+    }
+    rows
+}
+
+/// `TrianglesRay::test_rows` on `chunk` laid out in rows answers as `test` on the triangles
+/// in place, lane for lane and bit for bit, whatever follows the group; with another
+/// permutation or a slice shorter than `8n + 8` floats, every lane is left undecided.
+fn check_rows(
+    path: SimdPath,
+    chunk: &[Tri],
+    wr: &WatertightRay,
+    t0: f32,
+    t1: f32,
+    c: Cull,
+    tail: f32,
+) {
+    let tr = TrianglesRay::new(path, wr);
+    let n = chunk.len().min(8);
+    let mut want_out = BlockHits::<8>::default();
+    let want = tr.test(chunk, t0, t1, c, &mut want_out);
+    let used = (1u32 << n) - 1;
+    let rows = rows_of(chunk, tail);
+    let mut matched = 0;
+    macro_rules! one {
+        ($x:literal, $y:literal, $z:literal) => {{
+            let mut out = BlockHits::<8>::default();
+            let cut = (8 * n + 7).min(rows.len());
+            let short = tr.test_rows::<$x, $y, $z>(&rows[..cut], n, t0, t1, c, &mut out);
+            if wr.valid && n > 0 {
+                let all = LaneMasks {
+                    undecided: used,
+                    ..LaneMasks::default()
+                };
+                assert_eq!(short, all, "{path:?} short");
+            }
+            let got = tr.test_rows::<$x, $y, $z>(&rows, n, t0, t1, c, &mut out);
+            if wr.k == [$x, $y, $z] {
+                matched += 1;
+                assert_eq!(got, want, "{path:?} {wr:?} n {n} tail {tail}");
+                for i in 0..8 {
+                    if got.hit & (1 << i) != 0 {
+                        let lane = |o: &BlockHits<8>| {
+                            (o.t[i].to_bits(), o.u[i].to_bits(), o.v[i].to_bits())
+                        };
+                        assert_eq!(lane(&out), lane(&want_out), "{path:?} lane {i}");
+                    }
+                }
+            } else if wr.valid {
+                assert_eq!((got.hit, got.front), (0, 0), "{path:?} {:?}", [$x, $y, $z]);
+                assert_eq!(got.undecided, used, "{path:?} {:?}", [$x, $y, $z]);
+            }
+        }};
+    }
+    one!(1, 2, 0);
+    one!(2, 1, 0);
+    one!(2, 0, 1);
+    one!(0, 2, 1);
+    one!(0, 1, 2);
+    one!(1, 0, 2);
+    assert_eq!(matched, 1, "{wr:?}: k is not one of the six permutations");
 }
 
 /// `TrianglesRay::test_permuted` with the ray's own permutation answers as `test`, lane for

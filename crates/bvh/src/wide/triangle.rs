@@ -370,6 +370,55 @@ impl TrianglesRay {
     }
 }
 
+impl TrianglesRay {
+    /// [`TrianglesRay::test_permuted`] on a group of `n` triangles (`1..=8`) stored as 9
+    /// rows of `n` floats: row `3 * corner + axis` holds that coordinate of the `n`
+    /// triangles, lane `i` being triangle `i`. `rows` must hold at least `8 * n + 8` floats
+    /// (the kernel reads 8 lanes of each row; lanes past `n` are discarded). A shorter
+    /// `rows`, `n` outside `1..=8`, an invalid ray or the scalar path leave every lane
+    /// undecided (an invalid ray: none).
+    #[inline(always)]
+    pub fn test_rows<const KX: usize, const KY: usize, const KZ: usize>(
+        &self,
+        rows: &[f32],
+        n: usize,
+        t_min: Real,
+        t_max: Real,
+        cull: Cull,
+        out: &mut BlockHits<8>,
+    ) -> LaneMasks {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(aos) = self.aos {
+            if usize::from(self.perm) == const { WatertightRay::index_of_permutation([KX, KY, KZ]) }
+                && (1..=8).contains(&n)
+                && rows.len() >= 8 * n + 8
+            {
+                let m =
+                    super::simd::run_rows::<KX, KY, KZ>(aos, rows, n, &self.ray, t_min, t_max, out);
+                let keep = match cull {
+                    Cull::None => !0,
+                    Cull::Back => m.front,
+                    Cull::Front => !m.front,
+                };
+                let hit = m.hit & !m.undecided & keep;
+                return LaneMasks {
+                    hit,
+                    front: m.front & hit,
+                    undecided: m.undecided,
+                };
+            }
+        }
+        if !self.ray.valid || n == 0 {
+            return LaneMasks::default();
+        }
+        let _ = (rows, t_min, t_max, cull, out);
+        LaneMasks {
+            undecided: (1u32 << n.min(8)) - 1,
+            ..LaneMasks::default()
+        }
+    }
+}
+
 /// Tests up to 8 consecutive triangles `[a, b, c]`, read in place (as a mesh stores them in
 /// leaf order, without a SoA copy), against one ray, with SIMD on x86_64 (one 4- or 8-lane
 /// pass after an in-register transpose).

@@ -299,6 +299,14 @@ macro_rules! vec_ops {
                 // SAFETY: `s` holds W f32s (checked by the slice); no alignment needed.
                 unsafe { $loadu(s.as_ptr()) }
             }
+            /// # Safety
+            /// `p .. p + W` must be readable f32s.
+            #[target_feature(enable = $feat)]
+            #[inline]
+            pub(super) unsafe fn load_at(p: *const f32) -> V {
+                // SAFETY: the caller's contract; no alignment needed.
+                unsafe { $loadu(p) }
+            }
             #[target_feature(enable = $feat)]
             #[inline]
             pub(super) fn store(s: &mut [f32], x: V) {
@@ -709,6 +717,88 @@ macro_rules! aos_kernel {
 aos_kernel!(aos4_sse, aos_rows4_sse, core_sse, v4, "sse");
 aos_kernel!(aos4_vex, aos_rows4_vex, core_vex4, v4x, "avx2");
 aos_kernel!(aos8_avx2, aos_rows8, core_avx2, v8, "avx2");
+
+/// The watertight kernel on lanes `off .. off + W` of a group of `n` triangles stored as 9
+/// rows of `n` floats (row `3 * corner + axis`), read in place: writes lanes `off .. off + W`
+/// of `t`, `u`, `v` and returns the lanes' masks (unshifted; lanes past `n` cleared). Lanes
+/// past `n` read the next row (or what follows the group) and are discarded.
+macro_rules! rows_kernel {
+    ($name:ident, $core:ident, $m:ident, $feat:literal) => {
+        /// # Safety
+        /// `rows .. rows + 8 * n + 8` must be readable f32s, `off + W <= 8`.
+        #[target_feature(enable = $feat)]
+        #[inline]
+        unsafe fn $name<const KX: usize, const KY: usize, const KZ: usize>(
+            rows: *const f32,
+            n: usize,
+            off: usize,
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            out: &mut BlockHits<8>,
+        ) -> LaneMasks {
+            use $m::*;
+            // SAFETY: row `i <= 8` reads floats `i * n + off .. i * n + off + W`, inside
+            // `8 * n + 8` (the caller's contract).
+            let row = |i: usize| unsafe { load_at(rows.add(i * n + off)) };
+            let o = [splat(r.origin[0]), splat(r.origin[1]), splat(r.origin[2])];
+            let corner = |c: usize| -> [V; 3] {
+                [
+                    sub(row(3 * c + KX), o[KX]),
+                    sub(row(3 * c + KY), o[KY]),
+                    sub(row(3 * c + KZ), o[KZ]),
+                ]
+            };
+            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
+            let used = ((1u32 << n) - 1) >> off;
+            store(&mut out.t[off..], l.t);
+            store(&mut out.u[off..], l.u);
+            store(&mut out.v[off..], l.v);
+            LaneMasks {
+                hit: l.ok & used,
+                front: l.front & used,
+                undecided: l.zero & used,
+            }
+        }
+    };
+}
+
+rows_kernel!(rows4_sse, core_sse, v4, "sse");
+rows_kernel!(rows8_avx2, core_avx2, v8, "avx2");
+
+/// Runs the kernel for the axis permutation `KX, KY, KZ` (which must be `r.k`) on a group
+/// of `n` (`1..=8`) triangles stored as rows (see `rows_kernel`): 4 lanes for up to 4, 8
+/// (AVX2) or 4 twice (SSE) above. Reads `rows[.. 8 * n + 8]`; a shorter slice panics.
+#[inline(always)]
+pub(crate) fn run_rows<const KX: usize, const KY: usize, const KZ: usize>(
+    path: AosPath,
+    rows: &[f32],
+    n: usize,
+    r: &WatertightRay,
+    t_min: f32,
+    t_max: f32,
+    out: &mut BlockHits<8>,
+) -> LaneMasks {
+    assert!((1..=8).contains(&n) && rows.len() >= 8 * n + 8);
+    let p = rows.as_ptr();
+    // SAFETY: an `AosPath` proves its target feature (see `AosPath::new`); `rows` holds
+    // `8 * n + 8` floats (asserted) and each kernel's lanes end at 8.
+    unsafe {
+        match (path.avx2, n > 4) {
+            (true, _) => rows8_avx2::<KX, KY, KZ>(p, n, 0, r, t_min, t_max, out),
+            (false, false) => rows4_sse::<KX, KY, KZ>(p, n, 0, r, t_min, t_max, out),
+            (false, true) => {
+                let lo = rows4_sse::<KX, KY, KZ>(p, n, 0, r, t_min, t_max, out);
+                let hi = rows4_sse::<KX, KY, KZ>(p, n, 4, r, t_min, t_max, out);
+                LaneMasks {
+                    hit: lo.hit | hi.hit << 4,
+                    front: lo.front | hi.front << 4,
+                    undecided: lo.undecided | hi.undecided << 4,
+                }
+            }
+        }
+    }
+}
 
 /// The entry of a kernel over lanes `0..W`. Unsafe to call unless the CPU has its target
 /// feature.
