@@ -299,7 +299,7 @@ fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
     }
     mesh.update_positions(&m.positions).unwrap();
     for (&orig, corners) in mesh.prim_indices().iter().zip(mesh.leaf_triangles()) {
-        assert_eq!(*corners, m.tri(orig as usize));
+        assert_eq!(corners, m.tri(orig as usize));
     }
     let prims = mesh.prim_indices();
     for node in mesh.wide_bvh().nodes() {

@@ -63,7 +63,7 @@ struct Part {
 }
 
 fn part(mesh: &Mesh, h: &Hit) -> Option<Part> {
-    let [a, b, c] = mesh.tris[h.triangle as usize];
+    let [a, b, c] = mesh.tris.get(h.triangle as usize);
     let vertex = |v: Point3<Real>, p, q| Part {
         feature: Feature::Vertex(key(&v)),
         forward: true,

@@ -4,22 +4,25 @@
 //! serves every query (rays, nearest point, overlaps) and every refit; the binary tree is
 //! dropped after the build. The collapse merges binary subtrees of up to 8 triangles into one
 //! leaf ([`CollapseConfig::merge_leaves`]): fewer, fuller nodes, so fewer bytes per triangle
-//! and faster closest hits on large meshes, with nearest-point queries as fast. The triangles are stored in the tree's leaf order, three
-//! vertices each (36 bytes), so a leaf's triangles are contiguous and the kernels read them
-//! directly; [`Mesh::prim_indices`] maps each leaf slot back to the original triangle index.
+//! and faster closest hits on large meshes, with nearest-point queries as fast. The triangles
+//! are stored in the tree's leaf order, 36 bytes each, so a leaf's triangles are contiguous,
+//! and laid out in rows for the SIMD kernel (`leaf_tris`); [`Mesh::prim_indices`] maps each
+//! leaf slot back to the original triangle index.
 
 mod all_hits;
 mod batch;
 mod error;
 mod kernel;
+mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
 
-use rayon::prelude::*;
 use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
+
+use leaf_tris::LeafTriangles;
 
 pub use error::MeshError;
 pub use nearest::NearestPoint;
@@ -61,79 +64,11 @@ pub struct Mesh {
     wide: Bvh8,
     /// Leaf order: `prims[pos]` is the original index of the triangle in leaf slot `pos`.
     prims: Vec<u32>,
-    /// Vertices of each triangle, in leaf order.
-    tris: Vec<[Point3<Real>; 3]>,
+    /// Vertices of each triangle, in leaf order, and their degenerate flags.
+    tris: LeafTriangles,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
     indices: Vec<[u32; 3]>,
-    /// Leaf-order bit set of the degenerate triangles.
-    degenerate: Vec<u64>,
     vertex_count: usize,
-}
-
-/// Triangle count from which `update_positions` fills the leaf-order vertices with rayon.
-const PARALLEL_UPDATE: usize = 32 * 1024;
-
-/// The box of the triangles `tris` (never empty: leaves hold at least one triangle).
-///
-/// Keeps the minimum and maximum of each of the 9 coordinates of a triangle separately and
-/// folds the 3 corners at the end: the 9-lane loop vectorizes, and the plain comparisons
-/// (no NaN handling: the vertices are finite) compile to single min/max instructions.
-#[inline(always)]
-fn triangles_box(tris: &[[Point3<Real>; 3]]) -> Aabb {
-    let (mut lo, mut hi) = ([Real::INFINITY; 9], [Real::NEG_INFINITY; 9]);
-    for [a, b, c] in tris {
-        let f = [a.x, a.y, a.z, b.x, b.y, b.z, c.x, c.y, c.z];
-        for i in 0..9 {
-            lo[i] = if f[i] < lo[i] { f[i] } else { lo[i] };
-            hi[i] = if f[i] > hi[i] { f[i] } else { hi[i] };
-        }
-    }
-    let min = |a: Real, b: Real| if a < b { a } else { b };
-    let max = |a: Real, b: Real| if a > b { a } else { b };
-    Aabb::new(
-        Point3::new(
-            min(min(lo[0], lo[3]), lo[6]),
-            min(min(lo[1], lo[4]), lo[7]),
-            min(min(lo[2], lo[5]), lo[8]),
-        ),
-        Point3::new(
-            max(max(hi[0], hi[3]), hi[6]),
-            max(max(hi[1], hi[4]), hi[7]),
-            max(max(hi[2], hi[5]), hi[8]),
-        ),
-    )
-}
-
-/// A block of up to 64 leaf-order triangles, their vertex indices and degenerate bits.
-type Block<'a> = ((&'a mut [[Point3<Real>; 3]], &'a [[u32; 3]]), &'a mut u64);
-
-/// Writes the corners of a block of up to 64 leaf-order triangles from `positions` and
-/// returns its degenerate bits.
-#[inline]
-fn fill_block(
-    tris: &mut [[Point3<Real>; 3]],
-    indices: &[[u32; 3]],
-    positions: &[Point3<Real>],
-) -> u64 {
-    for (tri, idx) in tris.iter_mut().zip(indices) {
-        *tri = idx.map(|i| positions[i as usize]);
-    }
-    // A second loop over the block (in L1): fused with the gather it runs twice as slow.
-    let mut bits = 0u64;
-    for (k, tri) in tris.iter().enumerate() {
-        let zero = zero_cross(tri);
-        debug_assert_eq!(zero, kernel::is_degenerate(tri));
-        bits |= u64::from(zero) << k;
-    }
-    bits
-}
-
-/// `kernel::is_degenerate` for finite corners, branch-free: the f64 cross product of the
-/// edges (products of f32 differences cannot overflow in f64) is exactly zero.
-#[inline(always)]
-fn zero_cross(tri: &[Point3<Real>; 3]) -> bool {
-    let n = Triangle::new(tri[0], tri[1], tri[2]).scaled_normal_f64();
-    (n.x == 0.0) & (n.y == 0.0) & (n.z == 0.0)
 }
 
 impl Mesh {
@@ -191,18 +126,15 @@ impl Mesh {
         prims.extend_from_slice(bvh.prim_indices());
         drop(bvh);
         let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
-        let mut tris = huge_page_vec(indices.len());
-        tris.extend(indices.iter().map(corners));
-        let mut mesh = Mesh {
+        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
+        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges(), kernel::is_degenerate);
+        Ok(Mesh {
             wide,
             prims,
-            degenerate: vec![0; tris.len().div_ceil(64)],
             tris,
             indices,
             vertex_count: n,
-        };
-        mesh.mark_degenerate();
-        Ok(mesh)
+        })
     }
 
     /// Moves the vertices to `positions` (same count as at construction, same connectivity)
@@ -223,42 +155,17 @@ impl Mesh {
             });
         }
         check_positions(positions)?;
-        let fill = |((tris, idx), word): Block<'_>| {
-            *word = fill_block(tris, idx, positions);
-        };
-        if self.tris.len() >= PARALLEL_UPDATE {
-            self.tris
-                .par_chunks_mut(64)
-                .zip(self.indices.par_chunks(64))
-                .zip(self.degenerate.par_iter_mut())
-                .with_min_len(16)
-                .for_each(fill);
-        } else {
-            self.tris
-                .chunks_mut(64)
-                .zip(self.indices.chunks(64))
-                .zip(self.degenerate.iter_mut())
-                .for_each(fill);
-        }
+        self.tris.fill(&self.indices, positions);
         let tris = &self.tris;
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
-        self.wide.refit_with(|r| triangles_box(&tris[r]))?;
+        self.wide.refit_with(|r| tris.leaf_box(r))?;
         Ok(())
-    }
-
-    fn mark_degenerate(&mut self) {
-        self.degenerate.iter_mut().for_each(|w| *w = 0);
-        for (pos, tri) in self.tris.iter().enumerate() {
-            if kernel::is_degenerate(tri) {
-                self.degenerate[pos / 64] |= 1 << (pos % 64);
-            }
-        }
     }
 
     #[inline(always)]
     fn is_degenerate_at(&self, pos: usize) -> bool {
-        self.degenerate[pos / 64] & (1 << (pos % 64)) != 0
+        self.tris.is_degenerate(pos)
     }
 
     /// The number of triangles.
@@ -270,7 +177,7 @@ impl Mesh {
     /// True when the mesh has no triangles.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.tris.is_empty()
+        self.tris.len() == 0
     }
 
     /// The number of vertices (what [`Mesh::update_positions`] expects).
@@ -293,11 +200,10 @@ impl Mesh {
         &self.prims
     }
 
-    /// The corners of each triangle in BVH leaf order: slot `i` holds original triangle
-    /// `self.prim_indices()[i]`. Empty for an empty mesh.
-    #[must_use]
-    pub fn leaf_triangles(&self) -> &[[Point3<Real>; 3]] {
-        &self.tris
+    /// The corners of each triangle in BVH leaf order: item `i` is slot `i`, which holds
+    /// original triangle `self.prim_indices()[i]`. Empty for an empty mesh.
+    pub fn leaf_triangles(&self) -> impl ExactSizeIterator<Item = [Point3<Real>; 3]> + '_ {
+        self.tris.iter()
     }
 
     /// The vertex indices of each triangle in leaf order (the slots of
@@ -316,16 +222,16 @@ impl Mesh {
     }
 
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
-    /// indices (12), leaf order (4), degenerate flags (1 bit), the 8-wide tree (256 bytes
+    /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes of
+    /// padding, the 8-wide tree (256 bytes
     /// per node), and the struct itself. [`Mesh::update_positions`] adds nothing.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         size_of::<Self>()
-            + self.tris.capacity() * size_of::<[Point3<Real>; 3]>()
+            + self.tris.heap_bytes()
             + self.indices.capacity() * size_of::<[u32; 3]>()
             + self.prims.capacity() * size_of::<u32>()
-            + self.degenerate.capacity() * size_of::<u64>()
             + self.wide.memory_bytes()
     }
 
@@ -396,7 +302,7 @@ mod tests {
                 for slot in 0..8 {
                     let tight = match node.child(slot) {
                         WideChild::Empty => continue,
-                        WideChild::Leaf(r) => mesh.tris[r].iter().fold(Aabb::EMPTY, |b, t| {
+                        WideChild::Leaf(r) => mesh.tris.leaf(r).fold(Aabb::EMPTY, |b, t| {
                             b.union(&Triangle::new(t[0], t[1], t[2]).aabb())
                         }),
                         WideChild::Node(c) => (0..8)

@@ -73,7 +73,7 @@ impl Mesh {
         // Depth first, nearer slots first, pruning every box farther than the best point:
         // cheaper than a priority queue for one query point, and allocation-free.
         self.wide.traverse_nearest_first(p, max2, |range, best2| {
-            for (pos, &[a, b, c]) in range.clone().zip(&self.tris[range]) {
+            for (pos, [a, b, c]) in range.clone().zip(self.tris.leaf(range)) {
                 let tri = Triangle::new(a, b, c);
                 // Cheap rejection by the triangle's box (a lower bound).
                 let bb = tri.aabb();

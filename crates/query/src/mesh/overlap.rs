@@ -36,7 +36,7 @@ impl FrustumSelection {
 impl Mesh {
     #[inline]
     fn triangle_at(&self, pos: usize) -> Triangle {
-        let [a, b, c] = self.tris[pos];
+        let [a, b, c] = self.tris.get(pos);
         Triangle::new(a, b, c)
     }
 

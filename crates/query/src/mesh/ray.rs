@@ -7,6 +7,7 @@ use raypick_primitives::{with_permutation, Cull, Point3, Ray, Real, Unit, Vector
 use raypick_bvh::wide::{prefetch, BlockHits, RayVisitor, SimdPath};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
+use super::leaf_tris::{Slot, GROUP};
 use super::Mesh;
 
 /// The interval and face culling of a ray query.
@@ -109,7 +110,7 @@ impl Mesh {
             return None;
         }
         with_permutation!(k.k(), |KX, KY, KZ| closest_k::<KX, KY, KZ>(self, &k, query))
-            .map(|(h, pos)| self.make_hit(pos, &h))
+            .map(|(h, slot)| self.make_hit(slot, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -162,10 +163,10 @@ impl Mesh {
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
-            let tri = &self.tris[pos];
+            let tri = self.tris.get(pos);
             h.triangle = self.prim_indices()[pos];
-            h.point = point_at(tri, h.u, h.v);
-            h.normal = unit_normal(tri).unwrap_or(Vector3::z_axis());
+            h.point = point_at(&tri, h.u, h.v);
+            h.normal = unit_normal(&tri).unwrap_or(Vector3::z_axis());
         }
         // partial_cmp: t is never NaN here, and -0 must tie with +0.
         out.sort_unstable_by(|a, b| {
@@ -175,40 +176,36 @@ impl Mesh {
         });
     }
 
-    pub(crate) fn make_hit(&self, pos: usize, h: &RawHit) -> Hit {
-        let tri = &self.tris[pos];
+    pub(crate) fn make_hit(&self, slot: Slot, h: &RawHit) -> Hit {
+        let tri = self.tris.at(slot);
         Hit {
             t: h.t,
-            triangle: self.prim_indices()[pos],
+            triangle: self.prim_indices()[slot.pos()],
             u: h.u,
             v: h.v,
-            point: point_at(tri, h.u, h.v),
+            point: point_at(&tri, h.u, h.v),
             // Hits come from non-degenerate triangles only, which always have a normal.
-            normal: unit_normal(tri).unwrap_or(Vector3::z_axis()),
+            normal: unit_normal(&tri).unwrap_or(Vector3::z_axis()),
             front_face: h.front_face,
         }
     }
 }
 
-/// Leaves of at most this many triangles take the scalar kernel, one triangle at a time: a
-/// SIMD pass costs more than one scalar test (1, 2 and 3 measured: 1 was fastest overall).
-const SCALAR_LEAF: usize = 1;
-
 /// What a ray query does with the kernel's hits in a leaf.
 trait LeafSink {
     /// The kernel's current upper bound on `t`.
     fn bound(&self) -> Real;
-    /// Takes the kernel's hit `h` on leaf slot `pos` (degenerate triangles not yet filtered
-    /// out); `Break` ends the traversal.
-    fn hit(&mut self, mesh: &Mesh, pos: usize, h: RawHit) -> ControlFlow<()>;
+    /// Takes the kernel's hit `h` on `slot` (degenerate triangles not yet filtered out);
+    /// `Break` ends the traversal.
+    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()>;
 }
 
 /// Runs the watertight kernel on the triangles of leaf slots `range` and hands every hit to
-/// `sink`: one triangle at a time on the scalar path and for small leaves, else up to 8 per
-/// SIMD pass, all against the bound at the pass's start (a hit the scalar loop would have cut
-/// with a bound lowered within the pass lies beyond the best `t` and is not better, so the
-/// outcome is the same). Lanes on an edge or a vertex take the scalar kernel (f64 edge
-/// functions).
+/// `sink`: one triangle at a time on the scalar path, else one SIMD pass per group of up to
+/// 8 (see `leaf_tris`), all against the bound at the pass's start (a hit the scalar loop
+/// would have cut with a bound lowered within the pass lies beyond the best `t` and is not
+/// better, so the outcome is the same). Lanes on an edge or a vertex take the scalar kernel
+/// (f64 edge functions).
 #[inline(always)]
 fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     mesh: &Mesh,
@@ -219,47 +216,57 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     lanes: &mut BlockHits<8>,
     sink: &mut S,
 ) -> ControlFlow<()> {
-    if k.tr.path() == SimdPath::Scalar || range.len() <= SCALAR_LEAF {
-        for (i, tri) in mesh.tris[range.clone()].iter().enumerate() {
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, sink.bound(), cull) {
-                sink.hit(mesh, range.start + i, h)?;
+    if k.tr.path() == SimdPath::Scalar {
+        for slot in mesh.tris.leaf_slots(range) {
+            let tri = mesh.tris.at(slot);
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
+                sink.hit(mesh, slot, h)?;
             }
         }
         return ControlFlow::Continue(());
     }
+    // Groups of up to 8 from the leaf's start (see `leaf_tris`).
     let mut start = range.start;
     while start < range.end {
-        let end = range.end.min(start + 8);
-        let group = &mesh.tris[start..end];
-        let m =
-            k.tr.test_permuted::<KX, KY, KZ>(group, t_min, sink.bound(), cull, lanes);
+        let n = (range.end - start).min(GROUP);
+        let m = k.tr.test_rows::<KX, KY, KZ>(
+            mesh.tris.group_rows(start),
+            n,
+            t_min,
+            sink.bound(),
+            cull,
+            lanes,
+        );
         let mut hit = m.hit;
         while hit != 0 {
             let i = hit.trailing_zeros() as usize;
             hit &= hit - 1;
-            sink.hit(mesh, start + i, lane_hit(lanes, m.front, i))?;
+            let slot = Slot::new(start, n, i);
+            sink.hit(mesh, slot, lane_hit(lanes, m.front, i))?;
         }
         let mut undecided = m.undecided;
         while undecided != 0 {
             let i = undecided.trailing_zeros() as usize;
             undecided &= undecided - 1;
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&group[i], t_min, sink.bound(), cull) {
-                sink.hit(mesh, start + i, h)?;
+            let slot = Slot::new(start, n, i);
+            let tri = mesh.tris.at(slot);
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
+                sink.hit(mesh, slot, h)?;
             }
         }
-        start = end;
+        start += n;
     }
     ControlFlow::Continue(())
 }
 
-/// The closest hit as (kernel hit, leaf slot); ties at equal `t` go to the lowest original
+/// The closest hit as (kernel hit, its slot); ties at equal `t` go to the lowest original
 /// index.
 #[inline(always)]
 fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
     mesh: &Mesh,
     k: &RayKernel,
     query: &RayQuery,
-) -> Option<(RawHit, usize)> {
+) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let c = Closest {
         prims: mesh.prim_indices(),
@@ -313,7 +320,7 @@ impl<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink> RayVisitor
 
     #[inline(always)]
     fn upcoming(&mut self, range: std::ops::Range<usize>) {
-        prefetch(&self.mesh.tris[range]);
+        prefetch(self.mesh.tris.rows(range));
     }
 }
 
@@ -325,7 +332,7 @@ struct Closest<'a> {
     /// rounds differently from `t`, never drops a hit at exactly `best_t` (a tie); never
     /// above the query's own bound, so the accepted set is the kernel's at `t_max`.
     bound: Real,
-    best: Option<(RawHit, usize)>,
+    best: Option<(RawHit, Slot)>,
     best_prim: u32,
 }
 
@@ -338,12 +345,13 @@ impl LeafSink for Closest<'_> {
     /// Takes the hit if it is nearer, or as near with a lower original index, and the
     /// triangle is not degenerate.
     #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, pos: usize, h: RawHit) -> ControlFlow<()> {
+    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
+        let pos = slot.pos();
         let better = h.t < self.best_t || (h.t == self.best_t && self.prims[pos] < self.best_prim);
         if better && !mesh.is_degenerate_at(pos) {
             self.best_t = h.t;
             self.best_prim = self.prims[pos];
-            self.best = Some((h, pos));
+            self.best = Some((h, slot));
             let padded = prune_bound(h.t);
             if padded < self.bound {
                 self.bound = padded;
@@ -366,8 +374,8 @@ impl LeafSink for AnyHit {
     }
 
     #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, pos: usize, _: RawHit) -> ControlFlow<()> {
-        if mesh.is_degenerate_at(pos) {
+    fn hit(&mut self, mesh: &Mesh, slot: Slot, _: RawHit) -> ControlFlow<()> {
+        if mesh.is_degenerate_at(slot.pos()) {
             return ControlFlow::Continue(());
         }
         self.found = true;
@@ -409,11 +417,10 @@ fn all_k<const KX: usize, const KY: usize, const KZ: usize>(
 ) {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
-        let start = range.start;
-        for (i, tri) in mesh.tris[range].iter().enumerate() {
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(tri, t_min, t_max, cull) {
-                if !mesh.is_degenerate_at(start + i) {
-                    out.push(super::all_hits::pending(start + i, &h));
+        for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
+            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, t_max, cull) {
+                if !mesh.is_degenerate_at(pos) {
+                    out.push(super::all_hits::pending(pos, &h));
                 }
             }
         }

@@ -161,7 +161,7 @@ impl MeshSource {
         {
             triangles[orig as usize] = *tri;
             for (&v, p) in tri.iter().zip(corners) {
-                positions[v as usize] = *p;
+                positions[v as usize] = p;
             }
         }
         Self {
