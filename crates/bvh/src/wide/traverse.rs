@@ -519,7 +519,7 @@ macro_rules! wide_traverse_ray {
                 if ray.ray().valid {
                     self.run_k(
                         #[cfg(target_arch = "x86_64")]
-                        ray.aos(),
+                        ray.cpu(),
                         &ray.boxes,
                         t_min,
                         t_max,
@@ -584,7 +584,7 @@ macro_rules! wide_traverse_ray {
                 let _ = path;
                 self.run_k(
                     #[cfg(target_arch = "x86_64")]
-                    super::simd::AosPath::new(path),
+                    super::simd::CpuPath::new(path),
                     &r,
                     t_min,
                     t_max,
@@ -598,7 +598,7 @@ macro_rules! wide_traverse_ray {
             #[inline(always)]
             fn run_k<F: RayVisitor>(
                 &self,
-                #[cfg(target_arch = "x86_64")] simd: Option<super::simd::AosPath>,
+                #[cfg(target_arch = "x86_64")] simd: Option<super::simd::CpuPath>,
                 r: &RayK,
                 t_min: Real,
                 t_max: Real,

@@ -231,16 +231,16 @@ pub struct LaneMasks {
     pub undecided: u32,
 }
 
-/// A ray prepared once for many [`TrianglesRay::test`] calls on triangles read in place, as
-/// a mesh stores them in leaf order (no SoA copy): the SIMD path for the CPU is checked here,
-/// not per call.
+/// A ray prepared once for many [`TrianglesRay::test_rows`] calls on groups of triangles
+/// stored as rows, as a mesh stores them in leaf order (or [`TrianglesRay::test`] on
+/// triangles `[a, b, c]`): the SIMD path for the CPU is checked here, not per call.
 #[derive(Clone, Copy, Debug)]
 pub struct TrianglesRay {
     ray: WatertightRay,
     path: SimdPath,
     /// The SIMD kernels' path; `None` on the scalar path and for an invalid ray.
     #[cfg(target_arch = "x86_64")]
-    aos: Option<super::simd::AosPath>,
+    cpu: Option<super::simd::CpuPath>,
     /// `ray.permutation_index()`, so that `test_permuted` checks its constants with one
     /// compare.
     perm: u8,
@@ -255,15 +255,15 @@ impl TrianglesRay {
     pub fn new(path: SimdPath, ray: &WatertightRay) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            let aos = super::simd::AosPath::new(path);
+            let cpu = super::simd::CpuPath::new(path);
             Self {
                 ray: *ray,
-                path: if aos.is_some() {
+                path: if cpu.is_some() {
                     path
                 } else {
                     SimdPath::Scalar
                 },
-                aos: aos.filter(|_| ray.valid),
+                cpu: cpu.filter(|_| ray.valid),
                 perm: ray.permutation_index() as u8,
                 boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
@@ -297,12 +297,12 @@ impl TrianglesRay {
     /// invalid ray.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    pub(crate) fn aos(&self) -> Option<super::simd::AosPath> {
-        self.aos
+    pub(crate) fn cpu(&self) -> Option<super::simd::CpuPath> {
+        self.cpu
     }
 
-    /// Tests `tris[..8]` (lane `i` is `tris[i]`; the rest is ignored) with one 4- or 8-lane
-    /// SIMD pass after an in-register transpose. Writes the `t`, `u` and `v` of the hit
+    /// Tests `tris[..8]` (lane `i` is `tris[i]`; the rest is ignored): copies them into rows
+    /// and runs [`TrianglesRay::test_rows`]. Writes the `t`, `u` and `v` of the hit
     /// lanes to `out` (its masks are left alone) and returns the lanes' masks.
     ///
     /// A hit lane's answer is bit for bit `ray.intersect(a_i, b_i, c_i, t_min, t_max,
@@ -339,34 +339,18 @@ impl TrianglesRay {
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
         let tris = &tris[..tris.len().min(8)];
-        #[cfg(target_arch = "x86_64")]
-        if let Some(aos) = self.aos {
-            // `aos` is set for valid rays only, so this is the hot path's only check but two.
-            if usize::from(self.perm) == const { WatertightRay::index_of_permutation([KX, KY, KZ]) }
-                && !tris.is_empty()
-            {
-                let m = super::simd::run_aos::<KX, KY, KZ>(aos, tris, &self.ray, t_min, t_max, out);
-                let keep = match cull {
-                    Cull::None => !0,
-                    Cull::Back => m.front,
-                    Cull::Front => !m.front,
-                };
-                let hit = m.hit & !m.undecided & keep;
-                return LaneMasks {
-                    hit,
-                    front: m.front & hit,
-                    undecided: m.undecided,
-                };
+        let n = tris.len();
+        // Copied into rows (as a mesh stores them) for the one kernel: 72 floats, and 8 more
+        // that the lanes past `n` read.
+        let mut rows = [0.0; 9 * 8 + 8];
+        for (j, t) in tris.iter().enumerate() {
+            for (c, p) in t.iter().enumerate() {
+                for a in 0..3 {
+                    rows[(3 * c + a) * n + j] = p[a];
+                }
             }
         }
-        if !self.ray.valid || tris.is_empty() {
-            return LaneMasks::default();
-        }
-        let _ = (t_min, t_max, cull, out);
-        LaneMasks {
-            undecided: (1u32 << tris.len()) - 1,
-            ..LaneMasks::default()
-        }
+        self.test_rows::<KX, KY, KZ>(&rows, n, t_min, t_max, cull, out)
     }
 }
 
@@ -388,13 +372,13 @@ impl TrianglesRay {
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
         #[cfg(target_arch = "x86_64")]
-        if let Some(aos) = self.aos {
+        if let Some(cpu) = self.cpu {
             if usize::from(self.perm) == const { WatertightRay::index_of_permutation([KX, KY, KZ]) }
                 && (1..=8).contains(&n)
                 && rows.len() >= 8 * n + 8
             {
                 let m =
-                    super::simd::run_rows::<KX, KY, KZ>(aos, rows, n, &self.ray, t_min, t_max, out);
+                    super::simd::run_rows::<KX, KY, KZ>(cpu, rows, n, &self.ray, t_min, t_max, out);
                 let keep = match cull {
                     Cull::None => !0,
                     Cull::Back => m.front,
@@ -419,9 +403,8 @@ impl TrianglesRay {
     }
 }
 
-/// Tests up to 8 consecutive triangles `[a, b, c]`, read in place (as a mesh stores them in
-/// leaf order, without a SoA copy), against one ray, with SIMD on x86_64 (one 4- or 8-lane
-/// pass after an in-register transpose).
+/// Tests up to 8 triangles `[a, b, c]` against one ray, with SIMD on x86_64 (one 8-lane
+/// AVX2 pass, or one or two 4-lane SSE passes: see [`TrianglesRay::test_rows`]).
 ///
 /// Lane `i` is `tris[i]`; triangles past the 8th are ignored, and an empty slice hits
 /// nothing. Each lane's answer is bit for bit `ray.intersect(a_i, b_i, c_i, t_min, t_max,

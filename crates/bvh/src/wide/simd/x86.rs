@@ -8,7 +8,7 @@
 use std::arch::x86_64::*;
 
 use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::{Point3, WatertightRay};
+use raypick_primitives::WatertightRay;
 
 use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, RayVisitor, INV_EXIT_SCALE};
 use crate::wide::triangle::{BlockHits, LaneMasks};
@@ -230,7 +230,7 @@ run_sse!(run8_sse, 8);
 /// caller then runs the scalar loop.
 #[inline(always)]
 pub(crate) fn run4<F>(
-    simd: Option<AosPath>,
+    simd: Option<CpuPath>,
     bvh: &WideBvh<4>,
     r: &RayK,
     t_min: f32,
@@ -252,7 +252,7 @@ where
 /// nothing, for `None` (see [`run4`]).
 #[inline(always)]
 pub(crate) fn run8<F>(
-    simd: Option<AosPath>,
+    simd: Option<CpuPath>,
     bvh: &WideBvh<8>,
     r: &RayK,
     t_min: f32,
@@ -264,11 +264,11 @@ where
     F: RayVisitor,
 {
     match simd {
-        // SAFETY: an `AosPath` with `avx2` set is made only when the CPU has AVX2.
-        Some(AosPath { avx2: true }) => unsafe {
+        // SAFETY: an `CpuPath` with `avx2` set is made only when the CPU has AVX2.
+        Some(CpuPath { avx2: true }) => unsafe {
             run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
         },
-        Some(AosPath { avx2: false }) => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
+        Some(CpuPath { avx2: false }) => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
         None => return false,
     }
     true
@@ -384,38 +384,28 @@ macro_rules! vec_ops {
     };
 }
 
-/// `vec_ops!` for 4 lanes: the SSE intrinsics, compiled with `$feat` ("sse" for legacy
-/// encoding, "avx2" for VEX encoding inside AVX2 code, with no switch between the two).
-macro_rules! vec_ops4 {
-    ($m:ident, $feat:literal) => {
-        vec_ops!(
-            $m,
-            $feat,
-            __m128,
-            4,
-            _mm_set1_ps,
-            _mm_loadu_ps,
-            _mm_storeu_ps,
-            _mm_add_ps,
-            _mm_sub_ps,
-            _mm_mul_ps,
-            _mm_div_ps,
-            _mm_and_ps,
-            _mm_or_ps,
-            _mm_andnot_ps,
-            _mm_movemask_ps,
-            _mm_cmplt_ps,
-            _mm_cmpgt_ps,
-            _mm_cmple_ps,
-            _mm_cmpge_ps,
-            _mm_cmpeq_ps
-        );
-    };
-}
-
-vec_ops4!(v4, "sse");
-// For the AVX2 path's small leaves.
-vec_ops4!(v4x, "avx2");
+vec_ops!(
+    v4,
+    "sse",
+    __m128,
+    4,
+    _mm_set1_ps,
+    _mm_loadu_ps,
+    _mm_storeu_ps,
+    _mm_add_ps,
+    _mm_sub_ps,
+    _mm_mul_ps,
+    _mm_div_ps,
+    _mm_and_ps,
+    _mm_or_ps,
+    _mm_andnot_ps,
+    _mm_movemask_ps,
+    _mm_cmplt_ps,
+    _mm_cmpgt_ps,
+    _mm_cmple_ps,
+    _mm_cmpge_ps,
+    _mm_cmpeq_ps
+);
 vec_ops!(
     v8,
     "avx2",
@@ -505,7 +495,6 @@ macro_rules! tri_core {
 
 tri_core!(core_sse, v4, "sse");
 tri_core!(core_avx2, v8, "avx2");
-tri_core!(core_vex4, v4x, "avx2");
 
 /// The watertight triangle kernel on `W` SoA lanes from `off`. Writes the lanes' candidate
 /// mask, front mask, `t`, `u`, `v` into `out` and returns the mask of lanes with an edge
@@ -570,156 +559,8 @@ pub(crate) fn triangles<const N: usize>(
     zero
 }
 
-/// `[r0, r1, r2, r3]` transposed within each 128-bit half: row `i` of the result holds
-/// element `i` of every input.
-macro_rules! transpose4 {
-    ($r:expr, $unpacklo:ident, $unpackhi:ident, $shuffle:ident) => {{
-        let [r0, r1, r2, r3] = $r;
-        let (t0, t1) = ($unpacklo(r0, r1), $unpacklo(r2, r3));
-        let (t2, t3) = ($unpackhi(r0, r1), $unpackhi(r2, r3));
-        [
-            $shuffle::<0x44>(t0, t1),
-            $shuffle::<0xEE>(t0, t1),
-            $shuffle::<0x44>(t2, t3),
-            $shuffle::<0xEE>(t2, t3),
-        ]
-    }};
-}
-
-// Each triangle `[a, b, c]` is 9 consecutive f32s (nalgebra's points are `repr(C)`), which
-// the loaders below read through a pointer.
-const _: () = assert!(std::mem::size_of::<[Point3<f32>; 3]>() == 36);
-const _: () = assert!(std::mem::align_of::<[Point3<f32>; 3]>() == 4);
-
-/// The corners of up to 4 consecutive triangles as lanes, `[corner][axis]`: lane `j` holds
-/// `tris[min(j, len - 1)]`. `tris` must not be empty.
-macro_rules! aos_rows4 {
-    ($name:ident, $feat:literal) => {
-        #[target_feature(enable = $feat)]
-        #[inline]
-        fn $name(tris: &[[Point3<f32>; 3]]) -> [[__m128; 3]; 3] {
-            let last = tris.len() - 1;
-            let base = tris.as_ptr().cast::<f32>();
-            let quad = |j: usize, off: usize| {
-                // SAFETY: lane `j` reads floats `off .. off + 4` (`off` is 0 or 4) or float 8
-                // of triangle `min(j, last)`: all inside `tris`, whose triangles are 9 f32s
-                // each (asserted above); no alignment needed.
-                unsafe { _mm_loadu_ps(base.add(9 * j.min(last) + off)) }
-            };
-            // SAFETY: as above.
-            let one = |j: usize| unsafe { *base.add(9 * j.min(last) + 8) };
-            let lo = transpose4!(
-                [quad(0, 0), quad(1, 0), quad(2, 0), quad(3, 0)],
-                _mm_unpacklo_ps,
-                _mm_unpackhi_ps,
-                _mm_shuffle_ps
-            );
-            let hi = transpose4!(
-                [quad(0, 4), quad(1, 4), quad(2, 4), quad(3, 4)],
-                _mm_unpacklo_ps,
-                _mm_unpackhi_ps,
-                _mm_shuffle_ps
-            );
-            let cz = _mm_setr_ps(one(0), one(1), one(2), one(3));
-            [
-                [lo[0], lo[1], lo[2]],
-                [lo[3], hi[0], hi[1]],
-                [hi[2], hi[3], cz],
-            ]
-        }
-    };
-}
-
-aos_rows4!(aos_rows4_sse, "sse");
-aos_rows4!(aos_rows4_vex, "avx2");
-
-/// [`aos_rows4_sse`] on 8 lanes: lanes `j` and `j + 4` share a load and a transpose.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn aos_rows8(tris: &[[Point3<f32>; 3]]) -> [[__m256; 3]; 3] {
-    let last = tris.len() - 1;
-    let base = tris.as_ptr().cast::<f32>();
-    // SAFETY: as in `aos_rows4`: every read lies inside triangle `min(j, last)` of `tris`.
-    let quad = |j: usize, off: usize| unsafe { _mm_loadu_ps(base.add(9 * j.min(last) + off)) };
-    let pair = |j: usize, off: usize| {
-        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(quad(j, off)), quad(j + 4, off))
-    };
-    // SAFETY: as above.
-    let one = |j: usize| unsafe { *base.add(9 * j.min(last) + 8) };
-    let lo = transpose4!(
-        [pair(0, 0), pair(1, 0), pair(2, 0), pair(3, 0)],
-        _mm256_unpacklo_ps,
-        _mm256_unpackhi_ps,
-        _mm256_shuffle_ps
-    );
-    let hi = transpose4!(
-        [pair(0, 4), pair(1, 4), pair(2, 4), pair(3, 4)],
-        _mm256_unpacklo_ps,
-        _mm256_unpackhi_ps,
-        _mm256_shuffle_ps
-    );
-    let cz = _mm256_setr_ps(
-        one(0),
-        one(1),
-        one(2),
-        one(3),
-        one(4),
-        one(5),
-        one(6),
-        one(7),
-    );
-    [
-        [lo[0], lo[1], lo[2]],
-        [lo[3], hi[0], hi[1]],
-        [hi[2], hi[3], cz],
-    ]
-}
-
-/// The watertight kernel on up to `W` consecutive triangles (`1..=W` of them, read in place)
-/// with the ray's axis permutation as constants: writes lanes `off .. off + W` of `t`, `u`, `v`
-/// and returns the lanes' masks (unshifted; lanes past the slice cleared).
-macro_rules! aos_kernel {
-    ($name:ident, $rows:ident, $core:ident, $m:ident, $feat:literal) => {
-        #[target_feature(enable = $feat)]
-        #[inline]
-        fn $name<const KX: usize, const KY: usize, const KZ: usize>(
-            tris: &[[Point3<f32>; 3]],
-            off: usize,
-            r: &WatertightRay,
-            t_min: f32,
-            t_max: f32,
-            out: &mut BlockHits<8>,
-        ) -> LaneMasks {
-            use $m::*;
-            let rows = $rows(tris);
-            let o = [splat(r.origin[0]), splat(r.origin[1]), splat(r.origin[2])];
-            let corner = |c: usize| -> [V; 3] {
-                [
-                    sub(rows[c][KX], o[KX]),
-                    sub(rows[c][KY], o[KY]),
-                    sub(rows[c][KZ], o[KZ]),
-                ]
-            };
-            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
-            let used = (1u32 << tris.len()) - 1;
-            store(&mut out.t[off..], l.t);
-            store(&mut out.u[off..], l.u);
-            store(&mut out.v[off..], l.v);
-            LaneMasks {
-                hit: l.ok & used,
-                front: l.front & used,
-                undecided: l.zero & used,
-            }
-        }
-    };
-}
-
-aos_kernel!(aos4_sse, aos_rows4_sse, core_sse, v4, "sse");
-aos_kernel!(aos4_vex, aos_rows4_vex, core_vex4, v4x, "avx2");
-aos_kernel!(aos8_avx2, aos_rows8, core_avx2, v8, "avx2");
-
 /// The watertight kernel on lanes `off .. off + W` of a group of `n` triangles stored as 9
-/// rows of `n` floats (row `3 * corner + axis`), read in place: writes lanes `off .. off + W`
+/// rows of `n` floats (row `3 * corner + axis`): writes lanes `off .. off + W`
 /// of `t`, `u`, `v` and returns the lanes' masks (unshifted; lanes past `n` cleared). Lanes
 /// past `n` read the next row (or what follows the group) and are discarded.
 macro_rules! rows_kernel {
@@ -771,7 +612,7 @@ rows_kernel!(rows8_avx2, core_avx2, v8, "avx2");
 /// (AVX2) or 4 twice (SSE) above. Reads `rows[.. 8 * n + 8]`; a shorter slice panics.
 #[inline(always)]
 pub(crate) fn run_rows<const KX: usize, const KY: usize, const KZ: usize>(
-    path: AosPath,
+    path: CpuPath,
     rows: &[f32],
     n: usize,
     r: &WatertightRay,
@@ -781,7 +622,7 @@ pub(crate) fn run_rows<const KX: usize, const KY: usize, const KZ: usize>(
 ) -> LaneMasks {
     assert!((1..=8).contains(&n) && rows.len() >= 8 * n + 8);
     let p = rows.as_ptr();
-    // SAFETY: an `AosPath` proves its target feature (see `AosPath::new`); `rows` holds
+    // SAFETY: an `CpuPath` proves its target feature (see `CpuPath::new`); `rows` holds
     // `8 * n + 8` floats (asserted) and each kernel's lanes end at 8.
     unsafe {
         match (path.avx2, n > 4) {
@@ -800,57 +641,14 @@ pub(crate) fn run_rows<const KX: usize, const KY: usize, const KZ: usize>(
     }
 }
 
-/// The entry of a kernel over lanes `0..W`. Unsafe to call unless the CPU has its target
-/// feature.
-macro_rules! aos_entry {
-    ($name:ident, $kernel:ident, $feat:literal) => {
-        // SAFETY: the callers guarantee the target feature (see `AosPath`).
-        #[target_feature(enable = $feat)]
-        #[inline]
-        unsafe fn $name<const KX: usize, const KY: usize, const KZ: usize>(
-            tris: &[[Point3<f32>; 3]],
-            r: &WatertightRay,
-            t_min: f32,
-            t_max: f32,
-            out: &mut BlockHits<8>,
-        ) -> LaneMasks {
-            $kernel::<KX, KY, KZ>(tris, 0, r, t_min, t_max, out)
-        }
-    };
-}
-
-aos_entry!(sse4, aos4_sse, "sse");
-aos_entry!(vex4, aos4_vex, "avx2");
-aos_entry!(avx8, aos8_avx2, "avx2");
-
-/// 5..=8 triangles on SSE: two 4-lane passes.
-// SAFETY: the callers guarantee the target feature (see `AosPath`).
-#[target_feature(enable = "sse")]
-#[inline]
-unsafe fn sse8<const KX: usize, const KY: usize, const KZ: usize>(
-    tris: &[[Point3<f32>; 3]],
-    r: &WatertightRay,
-    t_min: f32,
-    t_max: f32,
-    out: &mut BlockHits<8>,
-) -> LaneMasks {
-    let lo = aos4_sse::<KX, KY, KZ>(&tris[..4], 0, r, t_min, t_max, out);
-    let hi = aos4_sse::<KX, KY, KZ>(&tris[4..], 4, r, t_min, t_max, out);
-    LaneMasks {
-        hit: lo.hit | hi.hit << 4,
-        front: lo.front | hi.front << 4,
-        undecided: lo.undecided | hi.undecided << 4,
-    }
-}
-
-/// A SIMD path that this CPU has: holding one proves the target feature, so [`run_aos`] (the
-/// in-place triangle kernels) is safe to call, and [`run4`] / [`run8`] run its traversal.
+/// A SIMD path that this CPU has: holding one proves the target feature, so [`run_rows`] (the
+/// triangle kernel) is safe to call, and [`run4`] / [`run8`] run its traversal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct AosPath {
+pub(crate) struct CpuPath {
     avx2: bool,
 }
 
-impl AosPath {
+impl CpuPath {
     /// `Sse`, or `Avx2` when the CPU has it; `None` for `Scalar` and an unavailable `Avx2`.
     #[inline]
     pub(crate) fn new(path: SimdPath) -> Option<Self> {
@@ -858,33 +656,6 @@ impl AosPath {
             SimdPath::Scalar => None,
             SimdPath::Sse => Some(Self { avx2: false }),
             SimdPath::Avx2 => avx2_available().then_some(Self { avx2: true }),
-        }
-    }
-}
-
-/// Runs the in-place kernel for the axis permutation `KX, KY, KZ` (which must be `r.k`) on
-/// `1..=8` consecutive triangles: 4 lanes for up to 4, 8 (AVX2) or 4 twice (SSE) above.
-/// Direct calls, no function pointers: inside a traversal compiled with AVX2 (`run8_avx2`)
-/// the AVX2 kernels inline.
-#[inline(always)]
-pub(crate) fn run_aos<const KX: usize, const KY: usize, const KZ: usize>(
-    path: AosPath,
-    tris: &[[Point3<f32>; 3]],
-    r: &WatertightRay,
-    t_min: f32,
-    t_max: f32,
-    out: &mut BlockHits<8>,
-) -> LaneMasks {
-    assert!((1..=8).contains(&tris.len()));
-    let large = tris.len() > 4;
-    // SAFETY: an `AosPath` proves its target feature (see `AosPath::new`); each kernel takes
-    // the lengths it is called with (the small ones 1..=4, the large ones 5..=8).
-    unsafe {
-        match (path.avx2, large) {
-            (true, false) => vex4::<KX, KY, KZ>(tris, r, t_min, t_max, out),
-            (true, true) => avx8::<KX, KY, KZ>(tris, r, t_min, t_max, out),
-            (false, false) => sse4::<KX, KY, KZ>(tris, r, t_min, t_max, out),
-            (false, true) => sse8::<KX, KY, KZ>(tris, r, t_min, t_max, out),
         }
     }
 }
