@@ -217,13 +217,7 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     sink: &mut S,
 ) -> ControlFlow<()> {
     if k.tr.path() == SimdPath::Scalar {
-        for slot in mesh.tris.leaf_slots(range) {
-            let tri = mesh.tris.at(slot);
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
-                sink.hit(mesh, slot, h)?;
-            }
-        }
-        return ControlFlow::Continue(());
+        return scalar_leaf_hits::<KX, KY, KZ, S>(mesh, k, range, t_min, cull, sink);
     }
     // Groups of up to 8 from the leaf's start (see `leaf_tris`).
     let mut start = range.start;
@@ -244,17 +238,59 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
             let slot = Slot::new(start, n, i);
             sink.hit(mesh, slot, lane_hit(lanes, m.front, i))?;
         }
-        let mut undecided = m.undecided;
-        while undecided != 0 {
-            let i = undecided.trailing_zeros() as usize;
-            undecided &= undecided - 1;
-            let slot = Slot::new(start, n, i);
-            let tri = mesh.tris.at(slot);
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
-                sink.hit(mesh, slot, h)?;
-            }
+        if m.undecided != 0 {
+            undecided_hits::<KX, KY, KZ, S>(mesh, k, start, n, m.undecided, t_min, cull, sink)?;
         }
         start += n;
+    }
+    ControlFlow::Continue(())
+}
+
+/// [`leaf_hits`] on the scalar path. Out of line, as the SIMD traversals never take it: their
+/// loops stay smaller (instruction cache).
+#[cold]
+#[inline(never)]
+fn scalar_leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+    mesh: &Mesh,
+    k: &RayKernel,
+    range: std::ops::Range<usize>,
+    t_min: Real,
+    cull: Cull,
+    sink: &mut S,
+) -> ControlFlow<()> {
+    for slot in mesh.tris.leaf_slots(range) {
+        let tri = mesh.tris.at(slot);
+        if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
+            sink.hit(mesh, slot, h)?;
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The lanes `undecided` of the group of `n` from slot `start`, through the scalar kernel
+/// (an edge function rounded to zero: the ray meets an edge or a vertex). Out of line: rare
+/// (exact zeros), and the scalar kernel with its f64 fallback is large.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn undecided_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+    mesh: &Mesh,
+    k: &RayKernel,
+    start: usize,
+    n: usize,
+    mut undecided: u32,
+    t_min: Real,
+    cull: Cull,
+    sink: &mut S,
+) -> ControlFlow<()> {
+    while undecided != 0 {
+        let i = undecided.trailing_zeros() as usize;
+        undecided &= undecided - 1;
+        let slot = Slot::new(start, n, i);
+        let tri = mesh.tris.at(slot);
+        if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
+            sink.hit(mesh, slot, h)?;
+        }
     }
     ControlFlow::Continue(())
 }
