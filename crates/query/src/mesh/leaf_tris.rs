@@ -193,6 +193,54 @@ impl LeafTriangles {
         self.leaf_slots(range).map(|slot| self.at(slot))
     }
 
+    /// For each triangle of the leaf `range` whose box may hold a point within squared
+    /// distance `*bound` of `p`, calls `f(slot, corners, bound)` in order (`f` may lower the
+    /// bound). The box distance is computed in f32 and scaled down past its rounding error
+    /// (a few ulps) by `1 - 8 eps`, so that a triangle holding the nearest point or a tie is
+    /// never dropped. The boxes come 8 lanes at a time from the rows (lanes past a group's
+    /// end are discarded): nearest-point queries reject most triangles here.
+    #[inline(always)]
+    pub(crate) fn for_each_near(
+        &self,
+        range: Range<usize>,
+        p: &Point3<Real>,
+        bound: &mut Real,
+        mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
+    ) {
+        for (start, n) in groups(range) {
+            let g: &[f32; 9 * GROUP] = self.rows[9 * start..][..9 * GROUP]
+                .try_into()
+                .expect("9 * GROUP floats");
+            let n = n.min(GROUP);
+            let mut d2 = [0.0; GROUP];
+            for a in 0..3 {
+                for (l, d2) in d2.iter_mut().enumerate() {
+                    // Lane `l` of rows a, 3 + a, 6 + a (indices below 72 whatever `n`).
+                    let (x0, x1, x2) = (g[a * n + l], g[(3 + a) * n + l], g[(6 + a) * n + l]);
+                    let lo = if x1 < x0 { x1 } else { x0 };
+                    let lo = if x2 < lo { x2 } else { lo };
+                    let hi = if x1 > x0 { x1 } else { x0 };
+                    let hi = if x2 > hi { x2 } else { hi };
+                    let d = (lo - p[a]).max(p[a] - hi).max(0.0);
+                    *d2 += d * d;
+                }
+            }
+            for (j, &dj) in d2.iter().enumerate().take(n) {
+                if dj * (1.0 - 8.0 * Real::EPSILON) > *bound {
+                    continue;
+                }
+                let c = |c: usize| {
+                    Point3::new(
+                        g[(3 * c) * n + j],
+                        g[(3 * c + 1) * n + j],
+                        g[(3 * c + 2) * n + j],
+                    )
+                };
+                f(start + j, [c(0), c(1), c(2)], bound);
+            }
+        }
+    }
+
     /// The slots of one leaf, in order.
     #[inline]
     pub(crate) fn leaf_slots(&self, range: Range<usize>) -> impl Iterator<Item = Slot> {

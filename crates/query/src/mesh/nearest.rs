@@ -22,19 +22,6 @@ pub struct NearestPoint {
     pub distance: Real,
 }
 
-/// A lower bound of the squared distance from `p` to the box `lo..hi`: computed in f32 and
-/// scaled down past its rounding error (a few ulps), so that pruning never drops a box
-/// holding the nearest point or a tie. NaN-free for finite input.
-#[inline(always)]
-fn aabb_dist2(p: &Point3<Real>, lo: &Point3<Real>, hi: &Point3<Real>) -> Real {
-    let mut s = 0.0;
-    for a in 0..3 {
-        let d = (lo[a] - p[a]).max(p[a] - hi[a]).max(0.0);
-        s += d * d;
-    }
-    s * (1.0 - 8.0 * Real::EPSILON)
-}
-
 impl Mesh {
     /// The closest point of the mesh to `p` within `max_distance` (inclusive), or `None`.
     ///
@@ -73,23 +60,20 @@ impl Mesh {
         // Depth first, nearer slots first, pruning every box farther than the best point:
         // cheaper than a priority queue for one query point, and allocation-free.
         self.wide.traverse_nearest_first(p, max2, |range, best2| {
-            for (pos, [a, b, c]) in range.clone().zip(self.tris.leaf(range)) {
-                let tri = Triangle::new(a, b, c);
-                // Cheap rejection by the triangle's box (a lower bound).
-                let bb = tri.aabb();
-                if aabb_dist2(p, &bb.min, &bb.max) > *best2 {
-                    continue;
-                }
-                let Some(proj) = point_triangle(p, &tri) else {
-                    continue;
-                };
-                let d2 = proj.distance_squared;
-                if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
-                    *best2 = d2;
-                    best_prim = prims[pos];
-                    best = Some((proj, pos));
-                }
-            }
+            // Triangles whose box is farther than the best point are rejected inside, 8 at a
+            // time (a lower bound).
+            self.tris
+                .for_each_near(range, p, best2, |pos, [a, b, c], best2| {
+                    let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
+                        return;
+                    };
+                    let d2 = proj.distance_squared;
+                    if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
+                        *best2 = d2;
+                        best_prim = prims[pos];
+                        best = Some((proj, pos));
+                    }
+                });
             ControlFlow::Continue(())
         });
         let (proj, pos) = best?;
