@@ -98,7 +98,10 @@ impl LeafTriangles {
         };
         for leaf in leaves {
             for (s, n) in groups(leaf.clone()) {
-                write_group(&mut out.rows[9 * s..9 * (s + n)], &tris[s..s + n]);
+                let group = &mut out.rows[9 * s..9 * (s + n)];
+                for (j, tri) in tris[s..s + n].iter().enumerate() {
+                    write_lane(group, n, j, tri);
+                }
             }
         }
         for (pos, tri) in tris.iter().enumerate() {
@@ -176,15 +179,7 @@ impl LeafTriangles {
         let rows: &[f32; 9 * GROUP] = self.rows[9 * slot.start as usize..][..9 * GROUP]
             .try_into()
             .expect("9 * GROUP floats");
-        let (n, j) = ((slot.n as usize).min(GROUP), slot.lane as usize % GROUP);
-        let p = |c: usize| {
-            Point3::new(
-                rows[(3 * c) * n + j],
-                rows[(3 * c + 1) * n + j],
-                rows[(3 * c + 2) * n + j],
-            )
-        };
-        [p(0), p(1), p(2)]
+        lane_corners(rows, slot.n as usize, slot.lane as usize)
     }
 
     /// The corners of the triangles in slots `range` of one leaf, in order.
@@ -229,14 +224,7 @@ impl LeafTriangles {
                 if dj * (1.0 - 8.0 * Real::EPSILON) > *bound {
                     continue;
                 }
-                let c = |c: usize| {
-                    Point3::new(
-                        g[(3 * c) * n + j],
-                        g[(3 * c + 1) * n + j],
-                        g[(3 * c + 2) * n + j],
-                    )
-                };
-                f(start + j, [c(0), c(1), c(2)], bound);
+                f(start + j, lane_corners(g, n, j), bound);
             }
         }
     }
@@ -302,15 +290,27 @@ impl LeafTriangles {
     }
 }
 
-/// Writes the `n = tris.len()` triangles of one group as rows into `rows` (`9n` floats).
-#[inline]
-fn write_group(rows: &mut [f32], tris: &[[Point3<Real>; 3]]) {
-    let n = tris.len();
-    for (j, tri) in tris.iter().enumerate() {
-        for (c, p) in tri.iter().enumerate() {
-            for a in 0..3 {
-                rows[(3 * c + a) * n + j] = p[a];
-            }
+/// The corners of lane `j` of a group of `n` (at most `GROUP`), from a window of a whole
+/// group's floats: the indices provably stay below 72, so no bounds check.
+#[inline(always)]
+fn lane_corners(g: &[f32; 9 * GROUP], n: usize, j: usize) -> [Point3<Real>; 3] {
+    let (n, j) = (n.min(GROUP), j % GROUP);
+    let p = |c: usize| {
+        Point3::new(
+            g[3 * c * n + j],
+            g[(3 * c + 1) * n + j],
+            g[(3 * c + 2) * n + j],
+        )
+    };
+    [p(0), p(1), p(2)]
+}
+
+/// Writes `tri` as lane `j` of the group of `n` whose rows are `group` (`9n` floats).
+#[inline(always)]
+fn write_lane(group: &mut [f32], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
+    for (c, p) in tri.iter().enumerate() {
+        for a in 0..3 {
+            group[(3 * c + a) * n + j] = p[a];
         }
     }
 }
@@ -383,11 +383,7 @@ impl Fill<'_> {
             let group = &mut rows[off..off + 9 * n];
             for j in 0..n {
                 let tri = self.indices[s + j].map(|i| self.positions[i as usize]);
-                for (c, p) in tri.iter().enumerate() {
-                    for a in 0..3 {
-                        group[(3 * c + a) * n + j] = p[a];
-                    }
-                }
+                write_lane(group, n, j, &tri);
                 let zero = zero_cross(&tri);
                 debug_assert_eq!(zero, super::kernel::is_degenerate(&tri));
                 if zero {
