@@ -259,10 +259,7 @@ fn scalar_leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSi
     sink: &mut S,
 ) -> ControlFlow<()> {
     for slot in mesh.tris.leaf_slots(range) {
-        let tri = mesh.tris.at(slot);
-        if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
-            sink.hit(mesh, slot, h)?;
-        }
+        scalar_hit::<KX, KY, KZ, S>(mesh, k, slot, t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
 }
@@ -286,13 +283,25 @@ fn undecided_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink
     while undecided != 0 {
         let i = undecided.trailing_zeros() as usize;
         undecided &= undecided - 1;
-        let slot = Slot::new(start, n, i);
-        let tri = mesh.tris.at(slot);
-        if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, sink.bound(), cull) {
-            sink.hit(mesh, slot, h)?;
-        }
+        scalar_hit::<KX, KY, KZ, S>(mesh, k, Slot::new(start, n, i), t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
+}
+
+/// The scalar kernel on the triangle at `slot`, its hit handed to `sink`.
+#[inline(always)]
+fn scalar_hit<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+    mesh: &Mesh,
+    k: &RayKernel,
+    slot: Slot,
+    t_min: Real,
+    cull: Cull,
+    sink: &mut S,
+) -> ControlFlow<()> {
+    match k.intersect_k::<KX, KY, KZ>(&mesh.tris.at(slot), t_min, sink.bound(), cull) {
+        Some(h) => sink.hit(mesh, slot, h),
+        None => ControlFlow::Continue(()),
+    }
 }
 
 /// The closest hit as (kernel hit, its slot); ties at equal `t` go to the lowest original
