@@ -73,13 +73,9 @@ pub(crate) fn groups(range: Range<usize>) -> impl Iterator<Item = (usize, usize)
 }
 
 impl LeafTriangles {
-    /// The triangles `tris` (in leaf order) grouped by the leaves `leaves` (the tree's leaf
-    /// ranges, which cover `0..tris.len()`), their degenerate flags computed by `degenerate`.
-    pub(crate) fn new(
-        tris: &[[Point3<Real>; 3]],
-        leaves: &[Range<usize>],
-        degenerate: impl Fn(&[Point3<Real>; 3]) -> bool,
-    ) -> Self {
+    /// The triangles `tris` (in leaf order, finite corners) grouped by the leaves `leaves`
+    /// (the tree's leaf ranges, which cover `0..tris.len()`), with their degenerate flags.
+    pub(crate) fn new(tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) -> Self {
         let len = tris.len();
         let words = len.div_ceil(64);
         let mut starts = vec![0u64; words];
@@ -105,7 +101,7 @@ impl LeafTriangles {
             }
         }
         for (pos, tri) in tris.iter().enumerate() {
-            if degenerate(tri) {
+            if zero_cross(tri) {
                 out.degenerate[pos / 64] |= 1 << (pos % 64);
             }
         }
@@ -519,8 +515,7 @@ mod tests {
                 let leaves = leaves(&mut r, len, max_leaf);
                 let p0 = lattice(&mut r, verts as usize);
                 let tris0 = gather(&indices, &p0);
-                let mut lt =
-                    LeafTriangles::new(&tris0, &leaves, super::super::kernel::is_degenerate);
+                let mut lt = LeafTriangles::new(&tris0, &leaves);
                 check(&lt, &tris0, &leaves);
                 let p1 = lattice(&mut r, verts as usize);
                 lt.fill(&indices, &p1);

@@ -127,7 +127,7 @@ impl Mesh {
         drop(bvh);
         let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
         let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
-        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges(), kernel::is_degenerate);
+        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges());
         Ok(Mesh {
             wide,
             prims,
