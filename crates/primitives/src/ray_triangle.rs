@@ -69,6 +69,36 @@ macro_rules! with_permutation {
     }};
 }
 
+/// [`with_permutation!`] from the permutation's index in [`WatertightRay::PERMUTATIONS`]
+/// ([`WatertightRay::permutation_index`]; any index from 5 up takes the last arm): a match
+/// on one small integer, which compiles to one jump through a table rather than a chain of
+/// comparisons of the three axes (measured: fewer instructions and fewer mispredicted
+/// branches per ray on rays in random directions).
+///
+/// ```
+/// use raypick_primitives::{with_permutation_index, WatertightRay};
+///
+/// fn axes<const X: usize, const Y: usize, const Z: usize>() -> [usize; 3] {
+///     [X, Y, Z]
+/// }
+/// for (i, k) in WatertightRay::PERMUTATIONS.iter().enumerate() {
+///     assert_eq!(with_permutation_index!(i, |KX, KY, KZ| axes::<KX, KY, KZ>()), *k);
+/// }
+/// ```
+#[macro_export]
+macro_rules! with_permutation_index {
+    ($i:expr, |$x:ident, $y:ident, $z:ident| $body:expr) => {
+        match $i {
+            0 => $crate::with_permutation!(@arm $x $y $z 1 2 0 $body),
+            1 => $crate::with_permutation!(@arm $x $y $z 2 1 0 $body),
+            2 => $crate::with_permutation!(@arm $x $y $z 2 0 1 $body),
+            3 => $crate::with_permutation!(@arm $x $y $z 0 2 1 $body),
+            4 => $crate::with_permutation!(@arm $x $y $z 0 1 2 $body),
+            _ => $crate::with_permutation!(@arm $x $y $z 1 0 2 $body),
+        }
+    };
+}
+
 /// A ray prepared for the watertight triangle test (permutation and shear).
 ///
 /// `valid` is false when the ray has a NaN, an infinite component or a zero direction; such a

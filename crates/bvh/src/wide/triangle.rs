@@ -319,7 +319,7 @@ impl TrianglesRay {
         cull: Cull,
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
-        raypick_primitives::with_permutation!(self.ray.k, |KX, KY, KZ| {
+        raypick_primitives::with_permutation_index!(self.perm, |KX, KY, KZ| {
             self.test_permuted::<KX, KY, KZ>(tris, t_min, t_max, cull, out)
         })
     }

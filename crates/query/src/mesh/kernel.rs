@@ -51,12 +51,6 @@ impl RayKernel {
         self.w().valid
     }
 
-    /// The axis permutation: `k()[2]` is the dominant direction axis.
-    #[inline(always)]
-    pub fn k(&self) -> [usize; 3] {
-        self.w().k
-    }
-
     /// The sheared 2D position of `p` (the ray runs along the origin of this plane), in the
     /// same f32 arithmetic as [`RayKernel::intersect`].
     #[inline(always)]

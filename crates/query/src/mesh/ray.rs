@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use raypick_primitives::{with_permutation, Cull, Point3, Ray, Real, Unit, Vector3};
+use raypick_primitives::{with_permutation_index, Cull, Point3, Ray, Real, Unit, Vector3};
 
 use raypick_bvh::wide::{prefetch, BlockHits, RayVisitor, SimdPath};
 
@@ -109,8 +109,10 @@ impl Mesh {
         if !k.valid() {
             return None;
         }
-        with_permutation!(k.k(), |KX, KY, KZ| closest_k::<KX, KY, KZ>(self, &k, query))
-            .map(|(h, slot)| self.make_hit(slot, &h))
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
+            closest_k::<KX, KY, KZ>(self, &k, query)
+        })
+        .map(|(h, slot)| self.make_hit(slot, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -122,7 +124,9 @@ impl Mesh {
         if !k.valid() {
             return false;
         }
-        with_permutation!(k.k(), |KX, KY, KZ| any_k::<KX, KY, KZ>(self, &k, query))
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
+            any_k::<KX, KY, KZ>(self, &k, query)
+        })
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -157,7 +161,7 @@ impl Mesh {
         if !k.valid() {
             return;
         }
-        with_permutation!(k.k(), |KX, KY, KZ| all_k::<KX, KY, KZ>(
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| all_k::<KX, KY, KZ>(
             self, ray, &k, query, out
         ));
         super::all_hits::merge_crossings(self, &k, out);
