@@ -632,8 +632,13 @@ fn refit_keeps_the_tree_valid_and_complete() {
     }
 }
 
-/// A [`RayVisitor`] that records its calls as `traverse_ray_by`'s closures do below.
-struct Recorder(Vec<(bool, Range<usize>)>);
+/// A [`RayVisitor`] that records its calls as `traverse_ray_by`'s closures do below, and
+/// the leaves whose data address the traversal asks for (answering with addresses that
+/// must never be read: null, and one far past any allocation).
+struct Recorder(
+    Vec<(bool, Range<usize>)>,
+    std::cell::RefCell<Vec<Range<usize>>>,
+);
 
 impl RayVisitor for Recorder {
     fn leaf(&mut self, range: Range<usize>, _: &mut f32) -> ControlFlow<()> {
@@ -643,6 +648,16 @@ impl RayVisitor for Recorder {
 
     fn upcoming(&mut self, range: Range<usize>) {
         self.0.push((true, range));
+    }
+
+    fn leaf_data(&self, range: Range<usize>) -> Option<*const u8> {
+        let at = if range.start % 2 == 0 {
+            std::ptr::null()
+        } else {
+            usize::MAX.wrapping_sub(4096) as *const u8
+        };
+        self.1.borrow_mut().push(range);
+        Some(at)
     }
 }
 
@@ -692,9 +707,13 @@ fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
                             w8.traverse_ray_unordered_with(path, &r, t0, t1, f);
                         }
                         assert_eq!(visited, reference, "{fam} n={n} {how:?}");
-                        let mut rec = Recorder(Vec::new());
+                        let mut rec = Recorder(Vec::new(), Default::default());
                         w8.traverse_ray_visit(how, &r, t0, t1, &mut rec);
                         assert_eq!(rec.0, events, "{fam} n={n} {how:?}: the visitor form");
+                        // The data of exactly the announced leaves is asked for, in order.
+                        let announced: Vec<Range<usize>> =
+                            events.iter().filter(|e| e.0).map(|e| e.1.clone()).collect();
+                        assert_eq!(rec.1.into_inner(), announced, "{fam} n={n} {how:?}");
                         for (k, (upcoming, range)) in events.iter().enumerate() {
                             if *upcoming {
                                 announced_total += 1;

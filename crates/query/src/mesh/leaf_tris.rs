@@ -121,10 +121,11 @@ impl LeafTriangles {
         &self.rows[9 * start..]
     }
 
-    /// The floats of the triangles in slots `range` (whole groups), for prefetching.
+    /// Where the rows of the group starting at slot `start` begin (for prefetching: any
+    /// `start` gives an address, never read through here).
     #[inline(always)]
-    pub(crate) fn rows(&self, range: Range<usize>) -> &[f32] {
-        &self.rows[9 * range.start..9 * range.end]
+    pub(crate) fn rows_ptr(&self, start: usize) -> *const u8 {
+        self.rows.as_ptr().wrapping_add(9 * start).cast()
     }
 
     /// True when the triangle in slot `pos` is degenerate.

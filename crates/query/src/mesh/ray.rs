@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{with_permutation_index, Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch, BlockHits, RayVisitor, SimdPath};
+use raypick_bvh::wide::{BlockHits, RayVisitor, SimdPath};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::leaf_tris::{Slot, GROUP};
@@ -368,8 +368,8 @@ impl<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink> RayVisitor
     }
 
     #[inline(always)]
-    fn upcoming(&mut self, range: std::ops::Range<usize>) {
-        prefetch(self.mesh.tris.rows(range));
+    fn leaf_data(&self, range: std::ops::Range<usize>) -> Option<*const u8> {
+        Some(self.mesh.tris.rows_ptr(range.start))
     }
 }
 

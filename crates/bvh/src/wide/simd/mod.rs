@@ -29,15 +29,7 @@ pub fn prefetch<T>(x: &[T]) {
         // in five leaves). Lines past the end are fetched too (the next leaf's, in leaf
         // order) rather than clamping each address: 20 fewer instructions per leaf, and no
         // loss measured on the 1M-triangle meshes.
-        for k in 0..5 {
-            // SAFETY: a prefetch never faults and does not change memory, whatever the
-            // address; `wrapping_add` computes one past the end without undefined behaviour.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    p.wrapping_add(64 * k),
-                );
-            }
-        }
+        prefetch_lines(p.cast());
         let mut off = 5 * 64;
         while off < bytes {
             // SAFETY: a prefetch never faults and does not change memory; the address lies
@@ -50,6 +42,25 @@ pub fn prefetch<T>(x: &[T]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
+}
+
+/// Asks the CPU to start loading the 5 cache lines from `p` (a node, or a leaf of up to 8
+/// triangles): [`prefetch`]'s first loop, from an address. A hint only: any address will do,
+/// nothing is read, and it is a no-op off x86_64.
+#[inline(always)]
+pub(crate) fn prefetch_lines(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    for k in 0..5 {
+        // SAFETY: a prefetch never faults and does not change memory, whatever the address;
+        // `wrapping_add` computes it without undefined behaviour.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                p.cast::<i8>().wrapping_add(64 * k),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Arrays from this size on are worth backing with huge pages.
