@@ -651,7 +651,7 @@ impl RayVisitor for Recorder {
     }
 
     fn leaf_data(&self, range: Range<usize>) -> Option<*const u8> {
-        let at = if range.start % 2 == 0 {
+        let at = if range.start.is_multiple_of(2) {
             std::ptr::null()
         } else {
             usize::MAX.wrapping_sub(4096) as *const u8
