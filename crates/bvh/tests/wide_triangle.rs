@@ -358,6 +358,21 @@ fn check_in_place(
             check_rows(path, chunk, wr, t_min, t_max, cull, tail);
         }
     }
+    // `TrianglesRay::best` is `new` on `SimdPath::best()`, without the detection.
+    let (fast, slow) = (
+        TrianglesRay::best(wr),
+        TrianglesRay::new(SimdPath::best(), wr),
+    );
+    assert_eq!(fast.path(), slow.path());
+    let (mut a, mut b) = (BlockHits::default(), BlockHits::default());
+    let (ma, mb) = (
+        fast.test(chunk, t_min, t_max, cull, &mut a),
+        slow.test(chunk, t_min, t_max, cull, &mut b),
+    );
+    assert_eq!(ma, mb, "best() vs new(best)");
+    for i in (0..8).filter(|i| ma.hit >> i & 1 != 0) {
+        assert_eq!((a.t[i], a.u[i], a.v[i]), (b.t[i], b.u[i], b.v[i]));
+    }
     (hits, edge)
 }
 

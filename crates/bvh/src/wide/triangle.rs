@@ -280,6 +280,27 @@ impl TrianglesRay {
         }
     }
 
+    /// [`TrianglesRay::new`] on [`SimdPath::best`], whose answer is known to be available:
+    /// the CPU is not asked again (a mesh query prepares one per ray).
+    #[must_use]
+    #[inline]
+    pub fn best(ray: &WatertightRay) -> Self {
+        let path = SimdPath::best();
+        #[cfg(target_arch = "x86_64")]
+        {
+            let cpu = super::simd::CpuPath::of_best(path);
+            Self {
+                ray: *ray,
+                path,
+                cpu: cpu.filter(|_| ray.valid),
+                perm: ray.permutation_index() as u8,
+                boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Self::new(path, ray)
+    }
+
     /// The path the tests run on: the one asked for, or `Scalar` when this CPU lacks it.
     #[must_use]
     pub fn path(&self) -> SimdPath {

@@ -4,7 +4,7 @@
 //! `all_hits` needs that to merge the hits of one crossing; the zero test is exact because
 //! the kernel recomputes a zero edge function in f64.
 
-use raypick_bvh::wide::{SimdPath, TrianglesRay};
+use raypick_bvh::wide::TrianglesRay;
 use raypick_primitives::{Cull, Point3, Ray, Real, WatertightRay};
 
 /// Bit set in [`RawHit::zero`] when the weight of corner `a` is exactly 0 (edge `b -> c`).
@@ -35,7 +35,7 @@ impl RayKernel {
     #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         Self {
-            tr: TrianglesRay::new(SimdPath::best(), &WatertightRay::new(ray)),
+            tr: TrianglesRay::best(&WatertightRay::new(ray)),
         }
     }
 

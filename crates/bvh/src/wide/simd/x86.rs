@@ -658,6 +658,17 @@ impl CpuPath {
             SimdPath::Avx2 => avx2_available().then_some(Self { avx2: true }),
         }
     }
+
+    /// [`CpuPath::new`] for a path that [`SimdPath::best`] returned, without detecting again:
+    /// `best` only ever returns an available path (`decide_best` keeps those only).
+    #[inline]
+    pub(crate) fn of_best(best: SimdPath) -> Option<Self> {
+        match best {
+            SimdPath::Scalar => None,
+            SimdPath::Sse => Some(Self { avx2: false }),
+            SimdPath::Avx2 => Some(Self { avx2: true }),
+        }
+    }
 }
 
 #[cfg(test)]
