@@ -171,11 +171,15 @@ impl WatertightRay {
         let perm = 2 * kz + usize::from(d[kz] < 0.0);
         let [kx, ky, kz] = Self::PERMUTATIONS[perm];
         let sz = 1.0 / d[kz];
+        let o = [ray.origin.x, ray.origin.y, ray.origin.z];
+        // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
+        // with every component finite (the `x * 0` sum), `d` is zero iff `|d[kz]|` is.
+        let zeros = (o[0] * 0.0 + o[1] * 0.0 + o[2] * 0.0) + (d[0] * 0.0 + d[1] * 0.0 + d[2] * 0.0);
         Self {
-            origin: [ray.origin.x, ray.origin.y, ray.origin.z],
+            origin: o,
             k: [kx, ky, kz],
             shear: [d[kx] * sz, d[ky] * sz, sz],
-            valid: ray.is_valid(),
+            valid: (zeros == 0.0) & (ad[kz] > 0.0),
             dir: d,
             perm: perm as u8,
         }

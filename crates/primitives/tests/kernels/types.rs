@@ -3,7 +3,9 @@
 use crate::common::*;
 use nalgebra::{Rotation3, UnitQuaternion};
 use proptest::prelude::*;
-use raypick_primitives::{Aabb, Classification, GeometryError, Obb, Plane, Ray, Sphere, Triangle};
+use raypick_primitives::{
+    Aabb, Classification, GeometryError, Obb, Plane, Ray, Sphere, Triangle, WatertightRay,
+};
 
 #[test]
 fn types_ray_at_and_validity() {
@@ -15,8 +17,8 @@ fn types_ray_at_and_validity() {
     assert!(!Ray::new(p3(1.0, 2.0, 3.0), v3(0.0, f32::INFINITY, 1.0)).is_valid());
 }
 
-/// `is_valid` (written as one sum of `x * 0` terms) against the rule component by component,
-/// over every mix of special values in every slot.
+/// `is_valid` (written as one sum of `x * 0` terms), and `WatertightRay::new`'s `valid`,
+/// against the rule component by component, over every mix of special values in every slot.
 #[test]
 fn types_ray_validity_matches_the_componentwise_rule() {
     let specials = [
@@ -43,6 +45,8 @@ fn types_ray_validity_matches_the_componentwise_rule() {
                 let r = Ray::new(p3(c[0], c[1], c[2]), v3(c[3], c[4], c[5]));
                 let expected = c.iter().all(|v| v.is_finite()) && c[3..].iter().any(|&v| v != 0.0);
                 assert_eq!(r.is_valid(), expected, "{c:?}");
+                // `WatertightRay::new` tests a zero direction on its dominant axis instead.
+                assert_eq!(WatertightRay::new(&r).valid, expected, "watertight {c:?}");
                 invalid += usize::from(!expected);
             }
         }
