@@ -35,9 +35,14 @@ impl Ray {
     #[must_use]
     pub fn is_valid(&self) -> bool {
         let (o, d) = (&self.origin, &self.dir);
-        // `x * 0` is ±0 for a finite `x` and NaN for an infinity or a NaN, so one comparison
-        // checks all six components (and compiles to a few vector operations, no branch).
-        let zeros = (o.x * 0.0 + o.y * 0.0 + o.z * 0.0) + (d.x * 0.0 + d.y * 0.0 + d.z * 0.0);
-        (zeros == 0.0) & ((d.x != 0.0) | (d.y != 0.0) | (d.z != 0.0))
+        all_finite([o.x, o.y, o.z], [d.x, d.y, d.z]) & ((d.x != 0.0) | (d.y != 0.0) | (d.z != 0.0))
     }
+}
+
+/// True when the six components are finite: `x * 0` is ±0 for a finite `x` and NaN for an
+/// infinity or a NaN, so one comparison checks them all (a few vector operations, no branch).
+#[inline(always)]
+pub(crate) fn all_finite(o: [Real; 3], d: [Real; 3]) -> bool {
+    let zeros = (o[0] * 0.0 + o[1] * 0.0 + o[2] * 0.0) + (d[0] * 0.0 + d[1] * 0.0 + d[2] * 0.0);
+    zeros == 0.0
 }

@@ -173,13 +173,12 @@ impl WatertightRay {
         let sz = 1.0 / d[kz];
         let o = [ray.origin.x, ray.origin.y, ray.origin.z];
         // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
-        // with every component finite (the `x * 0` sum), `d` is zero iff `|d[kz]|` is.
-        let zeros = (o[0] * 0.0 + o[1] * 0.0 + o[2] * 0.0) + (d[0] * 0.0 + d[1] * 0.0 + d[2] * 0.0);
+        // with every component finite, `d` is zero iff `|d[kz]|` is.
         Self {
             origin: o,
             k: [kx, ky, kz],
             shear: [d[kx] * sz, d[ky] * sz, sz],
-            valid: (zeros == 0.0) & (ad[kz] > 0.0),
+            valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0),
             dir: d,
             perm: perm as u8,
         }

@@ -256,17 +256,15 @@ impl TrianglesRay {
         #[cfg(target_arch = "x86_64")]
         {
             let cpu = super::simd::CpuPath::new(path);
-            Self {
-                ray: *ray,
-                path: if cpu.is_some() {
+            Self::with_cpu(
+                ray,
+                cpu,
+                if cpu.is_some() {
                     path
                 } else {
                     SimdPath::Scalar
                 },
-                cpu: cpu.filter(|_| ray.valid),
-                perm: ray.permutation_index() as u8,
-                boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
-            }
+            )
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -287,18 +285,22 @@ impl TrianglesRay {
     pub fn best(ray: &WatertightRay) -> Self {
         let path = SimdPath::best();
         #[cfg(target_arch = "x86_64")]
-        {
-            let cpu = super::simd::CpuPath::of_best(path);
-            Self {
-                ray: *ray,
-                path,
-                cpu: cpu.filter(|_| ray.valid),
-                perm: ray.permutation_index() as u8,
-                boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
-            }
-        }
+        return Self::with_cpu(ray, super::simd::CpuPath::of_best(path), path);
         #[cfg(not(target_arch = "x86_64"))]
         Self::new(path, ray)
+    }
+
+    /// `ray` on `path`, which `cpu` proves (`None` with `Scalar`).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn with_cpu(ray: &WatertightRay, cpu: Option<super::simd::CpuPath>, path: SimdPath) -> Self {
+        Self {
+            ray: *ray,
+            path,
+            cpu: cpu.filter(|_| ray.valid),
+            perm: ray.permutation_index() as u8,
+            boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
+        }
     }
 
     /// The path the tests run on: the one asked for, or `Scalar` when this CPU lacks it.
