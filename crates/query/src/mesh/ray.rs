@@ -223,7 +223,8 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     if k.tr.path() == SimdPath::Scalar {
         return scalar_leaf_hits::<KX, KY, KZ, S>(mesh, k, range, t_min, cull, sink);
     }
-    // Groups of up to 8 from the leaf's start (see `leaf_tris`).
+    // Groups of up to 8 from the leaf's start, as `leaf_tris::groups` cuts them; written out
+    // because the `step_by` iterator costs 7-67 more instructions per closest hit (measured).
     let mut start = range.start;
     while start < range.end {
         let n = (range.end - start).min(GROUP);
