@@ -67,7 +67,7 @@ mod triangle;
 pub use collapse::CollapseConfig;
 pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
-pub use simd::{huge_page_vec, prefetch};
+pub use simd::{huge_page_vec, prefetch, prefetch_line};
 pub use traverse::{RayTraversal, RayVisitor};
 pub use triangle::{
     intersect_triangles, BlockHits, LaneMasks, TriangleBlock, TriangleBlock4, TriangleBlock8,

@@ -128,6 +128,13 @@ impl LeafTriangles {
         self.rows.as_ptr().wrapping_add(9 * start).cast()
     }
 
+    /// The address of the word holding slot `pos`'s degenerate flag (for a prefetch; never
+    /// read through, so any `pos` will do).
+    #[inline(always)]
+    pub(crate) fn degenerate_ptr(&self, pos: usize) -> *const u64 {
+        self.degenerate.as_ptr().wrapping_add(pos / 64)
+    }
+
     /// True when the triangle in slot `pos` is degenerate.
     #[inline(always)]
     pub(crate) fn is_degenerate(&self, pos: usize) -> bool {

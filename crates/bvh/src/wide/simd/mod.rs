@@ -44,6 +44,20 @@ pub fn prefetch<T>(x: &[T]) {
     let _ = x;
 }
 
+/// Asks the CPU to start loading the one cache line holding `p` (for example the entry of
+/// an index array a leaf visit is about to read). A hint only: any address will do (it may
+/// be dangling or out of bounds), nothing is read, and it is a no-op off x86_64.
+#[inline(always)]
+pub fn prefetch_line<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and does not change memory, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Asks the CPU to start loading the 5 cache lines from `p` (a node, or a leaf of up to 8
 /// triangles): [`prefetch`]'s first loop, from an address. A hint only: any address will do,
 /// nothing is read, and it is a no-op off x86_64.
