@@ -438,6 +438,11 @@ impl LeafSink for AnyHit {
     }
 
     #[inline(always)]
+    fn prefetch(&self, mesh: &Mesh, start: usize) {
+        prefetch_line(mesh.tris.degenerate_ptr(start));
+    }
+
+    #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, _: RawHit) -> ControlFlow<()> {
         if mesh.is_degenerate_at(slot.pos()) {
             return ControlFlow::Continue(());
