@@ -171,14 +171,9 @@ impl Mesh {
         if !k.valid() {
             return;
         }
-        with_best_path(
-            #[inline(always)]
-            || {
-                with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
-                    all_k::<KX, KY, KZ>(self, ray, &k, query, out)
-                });
-            },
-        );
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| all_k::<KX, KY, KZ>(
+            self, ray, &k, query, out
+        ));
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
