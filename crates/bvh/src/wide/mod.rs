@@ -74,31 +74,6 @@ pub use triangle::{
     TrianglesRay,
 };
 
-/// Runs `f` compiled with the target features of this CPU's fastest [`SimdPath`]
-/// ([`SimdPath::best`]): `f` is inlined into a function built for them, so the SIMD kernels
-/// and traversals it calls (on that path) inline into it as one body, with the ray's
-/// constants in registers instead of passed through memory. Same result as `f()`, which runs
-/// exactly once; costs one predictable branch. Measured on a Mesh's closest hit: 3-6% fewer
-/// instructions per query.
-///
-/// ```
-/// use raypick_bvh::wide::with_best_path;
-///
-/// let mut calls = 0;
-/// let answer = with_best_path(|| {
-///     calls += 1;
-///     6 * 7
-/// });
-/// assert_eq!((answer, calls), (42, 1));
-/// ```
-#[inline(always)]
-pub fn with_best_path<R, F: FnOnce() -> R>(f: F) -> R {
-    #[cfg(target_arch = "x86_64")]
-    return simd::with_best_path(f);
-    #[cfg(not(target_arch = "x86_64"))]
-    f()
-}
-
 /// Marks an unused child slot (its box is empty, so no ray enters it).
 const EMPTY_SLOT: u32 = u32::MAX;
 

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{with_permutation_index, Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch_line, with_best_path, BlockHits, RayVisitor, SimdPath};
+use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::leaf_tris::{Slot, GROUP};
@@ -105,19 +105,14 @@ impl Mesh {
     /// ```
     #[must_use]
     pub fn closest_hit(&self, ray: &Ray, query: &RayQuery) -> Option<Hit> {
-        with_best_path(
-            #[inline(always)]
-            || {
-                let k = RayKernel::new(ray);
-                if !k.valid() {
-                    return None;
-                }
-                with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
-                    closest_k::<KX, KY, KZ>(self, &k, query)
-                })
-                .map(|(h, slot)| self.make_hit(slot, &h))
-            },
-        )
+        let k = RayKernel::new(ray);
+        if !k.valid() {
+            return None;
+        }
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
+            closest_k::<KX, KY, KZ>(self, &k, query)
+        })
+        .map(|(h, slot)| self.make_hit(slot, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -125,18 +120,13 @@ impl Mesh {
     /// The same edge cases as [`Mesh::closest_hit`]; allocates nothing.
     #[must_use]
     pub fn any_hit(&self, ray: &Ray, query: &RayQuery) -> bool {
-        with_best_path(
-            #[inline(always)]
-            || {
-                let k = RayKernel::new(ray);
-                if !k.valid() {
-                    return false;
-                }
-                with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
-                    any_k::<KX, KY, KZ>(self, &k, query)
-                })
-            },
-        )
+        let k = RayKernel::new(ray);
+        if !k.valid() {
+            return false;
+        }
+        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
+            any_k::<KX, KY, KZ>(self, &k, query)
+        })
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by

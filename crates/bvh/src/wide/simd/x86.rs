@@ -194,9 +194,7 @@ impl Kernel<8> for Avx2 {
 }
 
 /// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
-/// `#[inline]`: inside `with_best_path`'s AVX2 scope the whole query becomes one function.
 #[target_feature(enable = "avx2")]
-#[inline]
 fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
 where
     F: RayVisitor,
@@ -670,24 +668,6 @@ impl CpuPath {
             SimdPath::Sse => Some(Self { avx2: false }),
             SimdPath::Avx2 => Some(Self { avx2: true }),
         }
-    }
-}
-
-/// Calls `f` from inside a function compiled with AVX2 enabled: `f`, inlined there (its only
-/// call site), is compiled with AVX2 too, and so can inline the AVX2 kernels and traversal.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn avx2_scope<R, F: FnOnce() -> R>(f: F) -> R {
-    f()
-}
-
-/// Runs `f` compiled for [`SimdPath::best`]'s target features (see `wide::with_best_path`).
-#[inline(always)]
-pub(crate) fn with_best_path<R, F: FnOnce() -> R>(f: F) -> R {
-    match CpuPath::of_best(crate::wide::SimdPath::best()) {
-        // SAFETY: `of_best` gives `avx2` only for a path `best` found on this CPU.
-        Some(CpuPath { avx2: true }) => unsafe { avx2_scope(f) },
-        _ => f(),
     }
 }
 
