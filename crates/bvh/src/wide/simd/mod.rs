@@ -17,36 +17,38 @@ pub(crate) use x86::*;
 /// It may also load up to 4 lines after a short `x`.
 #[inline(always)]
 pub fn prefetch<T>(x: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let p = x.as_ptr().cast::<i8>();
-        let bytes = std::mem::size_of_val(x);
-        if bytes == 0 {
-            return;
-        }
-        // The first 5 lines (a leaf of up to 8 triangles) without a loop: the line count of
-        // a leaf varies at random, and a loop exit per leaf mispredicts (measured: about one
-        // in five leaves). Lines past the end are fetched too (the next leaf's, in leaf
-        // order) rather than clamping each address: 20 fewer instructions per leaf, and no
-        // loss measured on the 1M-triangle meshes.
-        prefetch_lines(p.cast());
-        let mut off = 5 * 64;
-        while off < bytes {
-            // SAFETY: a prefetch never faults and does not change memory; the address lies
-            // inside `x` anyway.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.add(off));
-            }
-            off += 64;
-        }
+    let p = x.as_ptr().cast::<u8>();
+    let bytes = std::mem::size_of_val(x);
+    if bytes == 0 {
+        return;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    // The first 5 lines (a leaf of up to 8 triangles) without a loop: the line count of a
+    // leaf varies at random, and a loop exit per leaf mispredicts (measured: about one in
+    // five leaves). Lines past the end are fetched too (the next leaf's, in leaf order)
+    // rather than clamping each address: 20 fewer instructions per leaf, and no loss
+    // measured on the 1M-triangle meshes.
+    prefetch_lines(p);
+    let mut off = 5 * 64;
+    while off < bytes {
+        prefetch_line(p.wrapping_add(off));
+        off += 64;
+    }
 }
 
 /// Asks the CPU to start loading the one cache line holding `p` (for example the entry of
 /// an index array a leaf visit is about to read). A hint only: any address will do (it may
 /// be dangling or out of bounds), nothing is read, and it is a no-op off x86_64.
+///
+/// ```
+/// use raypick_bvh::wide::prefetch_line;
+///
+/// let order = vec![3u32, 1, 2];
+/// prefetch_line(order.as_ptr().wrapping_add(2));
+/// // Harmless anywhere, even where nothing could be read:
+/// prefetch_line(std::ptr::null::<u32>());
+/// prefetch_line(usize::MAX as *const u8);
+/// assert_eq!(order[2], 2);
+/// ```
 #[inline(always)]
 pub fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
@@ -63,18 +65,10 @@ pub fn prefetch_line<T>(p: *const T) {
 /// nothing is read, and it is a no-op off x86_64.
 #[inline(always)]
 pub(crate) fn prefetch_lines(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
+    // `wrapping_add` computes the addresses without undefined behaviour.
     for k in 0..5 {
-        // SAFETY: a prefetch never faults and does not change memory, whatever the address;
-        // `wrapping_add` computes it without undefined behaviour.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                p.cast::<i8>().wrapping_add(64 * k),
-            );
-        }
+        prefetch_line(p.wrapping_add(64 * k));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Arrays from this size on are worth backing with huge pages.
