@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Closest-hit ratios against Embree, one row at a time: for each workload and ray set, REPS
+# rounds of (Embree robust and fast, then raypick's 1-thread closest and any hit), back to
+# back, so that both engines of a row see the same machine load. Prints every run, then per
+# row the best of each engine and their ratios (noise only slows a run down).
+#
+#   scripts/ratios.sh [REPS] [WORKLOAD...]      # default: 5 rounds, every *.mesh in bench-data/
+#
+# Needs the exchange files (cargo run --release -p raypick-benches --bin export) and builds
+# the compare binary itself. Environment: EMBREE_VENV (default ~/.cache/raypick-embree),
+# RAYPICK_BENCH_DATA (default bench-data at the repository root).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+peers="$(cd "$root/../shared/peers" && pwd)"
+venv="${EMBREE_VENV:-$HOME/.cache/raypick-embree}"
+data="${RAYPICK_BENCH_DATA:-$root/bench-data}"
+reps="${1:-5}"
+[ "$#" -gt 0 ] && shift
+
+if [ ! -x "$venv/bin/python" ]; then
+    echo "ratios.sh: no Embree at $venv; run scripts/embree.sh once first" >&2
+    exit 1
+fi
+(cd "$root" && cargo build --release -q -p raypick-benches --bin compare)
+compare="$root/target/release/compare"
+
+if [ "$#" -gt 0 ]; then
+    workloads=("$@")
+else
+    workloads=()
+    for m in "$data"/*.mesh; do workloads+=("$(basename "$m" .mesh)"); done
+fi
+
+runs="$(mktemp)"
+trap 'rm -f "$runs"' EXIT
+for w in "${workloads[@]}"; do
+    for set in pick random; do
+        for _ in $(seq "$reps"); do
+            "$venv/bin/python" "$peers/embree_ref.py" "$data/$w.mesh" "$data/${w}_$set.rays" \
+                --threads 1 --passes 5 2>/dev/null |
+                "$venv/bin/python" -c '
+import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    print(sys.argv[1], sys.argv[2], d["peer"], d["mrays_s"], "-")' "$w" "$set" | tee -a "$runs"
+            "$compare" --workloads "$w" --sets "$set" --peers raypick --no-mt --points 0 \
+                --passes 5 --brute-budget 0 --data "$data" 2>/dev/null |
+                awk -F'|' -v w="$w" -v s="$set" '$4 ~ /raypick/ {
+                    gsub(/ /, "", $9); gsub(/ /, "", $11); print w, s, "raypick", $9, $11 }' |
+                tee -a "$runs"
+        done
+    done
+done
+
+"$venv/bin/python" - "$runs" <<'EOF'
+import collections, sys
+best = collections.defaultdict(dict)
+order = []
+for line in open(sys.argv[1]):
+    w, s, peer, closest, anyhit = line.split()
+    if (w, s) not in best:
+        order.append((w, s))
+    b = best[(w, s)]
+    b[peer] = max(b.get(peer, 0.0), float(closest))
+    if anyhit != "-":
+        b["raypick any"] = max(b.get("raypick any", 0.0), float(anyhit))
+print()
+print("| workload | rays | raypick closest | raypick any | Embree robust | Embree fast | vs robust | vs fast |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+for w, s in order:
+    b = best[(w, s)]
+    rp, er, ef = b["raypick"], b["embree-robust"], b["embree-fast"]
+    print(f"| {w} | {s} | {rp:.2f} | {b['raypick any']:.2f} | {er:.2f} | {ef:.2f} | {rp / er:.2f} | {rp / ef:.2f} |")
+EOF
