@@ -7,33 +7,14 @@
 #
 #   scripts/embree.sh [WORKLOAD...]        # default: every *.mesh in bench-data/
 #
-# Export the exchange files first if they are missing:
-#   cargo run --release -p raypick-benches --bin export
-# Environment: EMBREE_VENV (default ~/.cache/raypick-embree), RAYPICK_BENCH_DATA (default
+# Sets up Embree and exports the exchange files (cargo run --release -p raypick-benches --bin
+# export) when they are missing (scripts/bench_env.sh). Environment: EMBREE_VENV (default ~/.cache/raypick-embree), RAYPICK_BENCH_DATA (default
 # bench-data at the repository root), EMBREE_PASSES (default 5).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-peers="$(cd "$root/../shared/peers" && pwd)"
-venv="${EMBREE_VENV:-$HOME/.cache/raypick-embree}"
-data="${RAYPICK_BENCH_DATA:-$root/bench-data}"
+# shellcheck source=scripts/bench_env.sh
+. "$(dirname "$0")/bench_env.sh"
 passes="${EMBREE_PASSES:-5}"
-
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import embreex.rtcore_scene" 2>/dev/null; then
-    echo "embree.sh: setting up $venv" >&2
-    EMBREE_VENV="$venv" "$peers/setup.sh" >&2
-fi
-
-if ! ls "$data"/*.mesh >/dev/null 2>&1; then
-    echo "embree.sh: no meshes in $data; exporting them" >&2
-    (cd "$root" && cargo run --release -q -p raypick-benches --bin export -- --out "$data") >&2
-fi
-
-if [ "$#" -gt 0 ]; then
-    workloads=("$@")
-else
-    workloads=()
-    for m in "$data"/*.mesh; do workloads+=("$(basename "$m" .mesh)"); done
-fi
+workloads_from_args "$@"
 
 out="$data/embree.jsonl"
 : > "$out"

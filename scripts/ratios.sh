@@ -6,30 +6,17 @@
 #
 #   scripts/ratios.sh [REPS] [WORKLOAD...]      # default: 5 rounds, every *.mesh in bench-data/
 #
-# Needs the exchange files (cargo run --release -p raypick-benches --bin export) and builds
-# the compare binary itself. Environment: EMBREE_VENV (default ~/.cache/raypick-embree),
+# Sets up Embree and exports the exchange files when they are missing (as embree.sh does), and
+# builds the compare binary itself. Environment: EMBREE_VENV (default ~/.cache/raypick-embree),
 # RAYPICK_BENCH_DATA (default bench-data at the repository root).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-peers="$(cd "$root/../shared/peers" && pwd)"
-venv="${EMBREE_VENV:-$HOME/.cache/raypick-embree}"
-data="${RAYPICK_BENCH_DATA:-$root/bench-data}"
 reps="${1:-5}"
 [ "$#" -gt 0 ] && shift
-
-if [ ! -x "$venv/bin/python" ]; then
-    echo "ratios.sh: no Embree at $venv; run scripts/embree.sh once first" >&2
-    exit 1
-fi
+# shellcheck source=scripts/bench_env.sh
+. "$(dirname "$0")/bench_env.sh"
+workloads_from_args "$@"
 (cd "$root" && cargo build --release -q -p raypick-benches --bin compare)
 compare="$root/target/release/compare"
-
-if [ "$#" -gt 0 ]; then
-    workloads=("$@")
-else
-    workloads=()
-    for m in "$data"/*.mesh; do workloads+=("$(basename "$m" .mesh)"); done
-fi
 
 runs="$(mktemp)"
 trap 'rm -f "$runs"' EXIT
