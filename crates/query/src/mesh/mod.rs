@@ -222,9 +222,9 @@ impl Mesh {
     }
 
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
-    /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes of
-    /// padding, the 8-wide tree (256 bytes
-    /// per node), and the struct itself. [`Mesh::update_positions`] adds nothing.
+    /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes
+    /// of padding, the 8-wide tree (256 bytes per node), and the struct itself.
+    /// [`Mesh::update_positions`] adds nothing.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;

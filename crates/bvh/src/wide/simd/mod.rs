@@ -13,8 +13,8 @@ pub(crate) use x86::*;
 /// Asks the CPU to start loading `x` (every cache line of it) into the caches, so that a
 /// later read does not wait on memory. Ray traversal calls it for the nodes it pushes on its
 /// stack; callers can use it for the primitives of the leaves announced by
-/// `WideBvh::traverse_ray_by`. A hint only: it never faults, changes nothing observable, and is a no-op off x86_64.
-/// It may also load up to 4 lines after a short `x`.
+/// `WideBvh::traverse_ray_by`. A hint only: it never faults, changes nothing observable,
+/// and is a no-op off x86_64. It may also load up to 4 lines after a short `x`.
 #[inline(always)]
 pub fn prefetch<T>(x: &[T]) {
     let p = x.as_ptr().cast::<u8>();
