@@ -19,6 +19,9 @@ const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
 struct RayK {
     o: [f32; 3],
     inv: [f32; 3],
+    /// `inv * ROBUST_EXIT_SCALE` and `inv * INV_EXIT_SCALE`: the exit padding, folded in.
+    inv_up: [f32; 3],
+    inv_down: [f32; 3],
     neg: [bool; 3],
 }
 
@@ -40,13 +43,10 @@ impl RayK {
                 (n.min[a], n.max[a])
             };
             let tn = (lo - self.o[a]) * self.inv[a];
-            let tf = (hi - self.o[a]) * self.inv[a];
             // Padded outwards (towards +inf) for either sign, as in the primitives crate.
-            let tf = if tf >= 0.0 {
-                tf * ROBUST_EXIT_SCALE
-            } else {
-                tf * INV_EXIT_SCALE
-            };
+            let d = hi - self.o[a];
+            let (up, down) = (d * self.inv_up[a], d * self.inv_down[a]);
+            let tf = if up > down { up } else { down };
             if tn > near {
                 near = tn;
             }
@@ -147,6 +147,8 @@ impl Bvh {
         let r = RayK {
             o: pre.origin,
             inv: pre.inv_dir,
+            inv_up: pre.inv_dir.map(|i| i * ROBUST_EXIT_SCALE),
+            inv_down: pre.inv_dir.map(|i| i * INV_EXIT_SCALE),
             neg: pre.neg,
         };
         let mut t_max = t_max;

@@ -88,15 +88,18 @@ impl RayAabbPrecomp {
             } else {
                 (lo[a], hi[a])
             };
-            let tn = (n - self.origin[a]) * self.inv_dir[a];
-            let tf = (f - self.origin[a]) * self.inv_dir[a];
+            let inv = self.inv_dir[a];
+            let tn = (n - self.origin[a]) * inv;
             // Pad the exit outwards, i.e. towards +inf: scale up a positive exit, scale down the
-            // magnitude of a negative one (possible when t_min < 0).
-            let tf = if tf >= 0.0 {
-                tf * exit_scale
-            } else {
-                tf * (1.0 / exit_scale)
-            };
+            // magnitude of a negative one (possible when t_min < 0). The scale is folded into
+            // the inverse direction: `(f - o) * (inv * s)` has the same four roundings as
+            // `((f - o) * inv) * s`, so the same bound holds, with one multiply fewer after the
+            // subtraction (the wide kernels' dependency chain). The larger of the two is the
+            // padded exit for either sign.
+            let d = f - self.origin[a];
+            let up = d * (inv * exit_scale);
+            let down = d * (inv * (1.0 / exit_scale));
+            let tf = if up > down { up } else { down };
             // NaN (0 * inf: the ray lies in this face plane) loses both comparisons.
             if tn > near {
                 near = tn;

@@ -19,6 +19,11 @@ pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
 pub(crate) struct RayK {
     pub(crate) o: [f32; 3],
     pub(crate) inv: [f32; 3],
+    /// `inv * ROBUST_EXIT_SCALE`: exits are padded by multiplying the slab distance by it
+    /// (the same four roundings as padding the product, one multiply fewer per node).
+    pub(crate) inv_up: [f32; 3],
+    /// `inv * INV_EXIT_SCALE`, for negative exits (see [`Kernel`]).
+    pub(crate) inv_down: [f32; 3],
     /// Per axis, 1 when the direction's sign bit is set (the near plane is then `max`).
     neg: [usize; 3],
 }
@@ -28,9 +33,12 @@ impl RayK {
     /// from a ray's origin and direction.
     #[inline(always)]
     pub(crate) fn from_parts(origin: [f32; 3], dir: [f32; 3]) -> Self {
+        let inv = [1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]];
         Self {
             o: origin,
-            inv: [1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]],
+            inv,
+            inv_up: inv.map(|i| i * ROBUST_EXIT_SCALE),
+            inv_down: inv.map(|i| i * INV_EXIT_SCALE),
             neg: dir.map(|d| usize::from(d.is_sign_negative())),
         }
     }
@@ -110,8 +118,7 @@ impl<const N: usize> Kernel<N> for Scalar {
             let mut far = t_max;
             for a in 0..3 {
                 let tn = (b[r.near_row(a)][i] - r.o[a]) * r.inv[a];
-                let tf = (b[r.far_row(a)][i] - r.o[a]) * r.inv[a];
-                let tf = pad::<PAD_NEG>(tf);
+                let tf = pad::<PAD_NEG>(b[r.far_row(a)][i] - r.o[a], r, a);
                 if tn > near {
                     near = tn;
                 }
@@ -128,13 +135,14 @@ impl<const N: usize> Kernel<N> for Scalar {
     }
 }
 
-/// The exit padding, written as the SIMD kernels compute it: `max(tf * s, tf / s)` picks
-/// `tf * s` for `tf >= 0` and `tf * (1 / s)` below, as `intersect_robust` does.
+/// The padded exit from the far plane's offset `d = far - o` on axis `a`, written as the SIMD
+/// kernels compute it: `max(d * inv_up, d * inv_down)` is the exit scaled up when it is
+/// `>= 0` and scaled down below, as `intersect_robust` does.
 #[inline(always)]
-fn pad<const PAD_NEG: bool>(tf: f32) -> f32 {
-    let up = tf * ROBUST_EXIT_SCALE;
+fn pad<const PAD_NEG: bool>(d: f32, r: &RayK, a: usize) -> f32 {
+    let up = d * r.inv_up[a];
     if PAD_NEG {
-        let down = tf * INV_EXIT_SCALE;
+        let down = d * r.inv_down[a];
         if up > down {
             up
         } else {

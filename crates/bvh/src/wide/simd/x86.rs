@@ -7,10 +7,9 @@
 
 use std::arch::x86_64::*;
 
-use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
 use raypick_primitives::WatertightRay;
 
-use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, RayVisitor, INV_EXIT_SCALE};
+use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, RayVisitor};
 use crate::wide::triangle::{BlockHits, LaneMasks};
 use crate::wide::{SimdPath, WideBvh, WideNode};
 
@@ -35,7 +34,6 @@ fn sse_lanes<const N: usize, const PAD_NEG: bool>(
     let b = &node.bounds;
     let mut near = _mm_set1_ps(t_min);
     let mut far = _mm_set1_ps(t_max);
-    let scale = _mm_set1_ps(ROBUST_EXIT_SCALE);
     for a in 0..3 {
         let o = _mm_set1_ps(r.o[a]);
         let inv = _mm_set1_ps(r.inv[a]);
@@ -44,10 +42,11 @@ fn sse_lanes<const N: usize, const PAD_NEG: bool>(
         // SAFETY: both slices hold 4 f32s; `loadu` has no alignment requirement.
         let (np, fp) = unsafe { (_mm_loadu_ps(np.as_ptr()), _mm_loadu_ps(fp.as_ptr())) };
         let tn = _mm_mul_ps(_mm_sub_ps(np, o), inv);
-        let tf = _mm_mul_ps(_mm_sub_ps(fp, o), inv);
-        let up = _mm_mul_ps(tf, scale);
+        // The exit padding is folded into the inverse (see `RayK::inv_up`).
+        let d = _mm_sub_ps(fp, o);
+        let up = _mm_mul_ps(d, _mm_set1_ps(r.inv_up[a]));
         let tf = if PAD_NEG {
-            _mm_max_ps(up, _mm_mul_ps(tf, _mm_set1_ps(INV_EXIT_SCALE)))
+            _mm_max_ps(up, _mm_mul_ps(d, _mm_set1_ps(r.inv_down[a])))
         } else {
             up
         };
@@ -110,7 +109,6 @@ fn avx2_test8<const PAD_NEG: bool>(
     let b = &node.bounds;
     let mut near = _mm256_set1_ps(t_min);
     let mut far = _mm256_set1_ps(t_max);
-    let scale = _mm256_set1_ps(ROBUST_EXIT_SCALE);
     for a in 0..3 {
         let o = _mm256_set1_ps(r.o[a]);
         let inv = _mm256_set1_ps(r.inv[a]);
@@ -119,10 +117,11 @@ fn avx2_test8<const PAD_NEG: bool>(
         // SAFETY: both rows hold 8 f32s; `loadu` has no alignment requirement.
         let (np, fp) = unsafe { (_mm256_loadu_ps(np.as_ptr()), _mm256_loadu_ps(fp.as_ptr())) };
         let tn = _mm256_mul_ps(_mm256_sub_ps(np, o), inv);
-        let tf = _mm256_mul_ps(_mm256_sub_ps(fp, o), inv);
-        let up = _mm256_mul_ps(tf, scale);
+        // The exit padding is folded into the inverse (see `RayK::inv_up`).
+        let d = _mm256_sub_ps(fp, o);
+        let up = _mm256_mul_ps(d, _mm256_set1_ps(r.inv_up[a]));
         let tf = if PAD_NEG {
-            _mm256_max_ps(up, _mm256_mul_ps(tf, _mm256_set1_ps(INV_EXIT_SCALE)))
+            _mm256_max_ps(up, _mm256_mul_ps(d, _mm256_set1_ps(r.inv_down[a])))
         } else {
             up
         };
