@@ -191,6 +191,11 @@ pub trait RayVisitor {
     /// loading their first 5 cache lines (320 bytes) when it pushes the leaf, as it does for
     /// nodes. Any address is harmless (nothing is read through it). `None` (nothing to
     /// load) by default.
+    ///
+    /// It is asked for every pushed child, so that the traversal can pick between a node's
+    /// address and a leaf's without a branch: a pushed node comes as an empty range
+    /// (`child..child`), and the answer is then ignored. Keep it cheap and free of side
+    /// effects.
     #[inline(always)]
     fn leaf_data(&self, range: Range<usize>) -> Option<*const u8> {
         let _ = range;
