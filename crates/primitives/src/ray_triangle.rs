@@ -34,71 +34,6 @@ pub struct RayTriangleHit {
     pub front_face: bool,
 }
 
-/// `with_permutation!(k, |KX, KY, KZ| body)` evaluates `body` with `KX`, `KY`, `KZ` bound as
-/// `const usize` items to the axis permutation `k` of a [`WatertightRay`] (one of the six
-/// [`WatertightRay::new`] makes; any other value takes the last arm, `[1, 0, 2]`), so that
-/// kernels generic over the permutation are instantiated once per permutation and dispatched
-/// once per ray.
-///
-/// ```
-/// use raypick_primitives::with_permutation;
-///
-/// fn axes<const X: usize, const Y: usize, const Z: usize>() -> [usize; 3] {
-///     [X, Y, Z]
-/// }
-/// let k = [2, 0, 1];
-/// assert_eq!(with_permutation!(k, |KX, KY, KZ| axes::<KX, KY, KZ>()), k);
-/// ```
-#[macro_export]
-macro_rules! with_permutation {
-    ($k:expr, |$x:ident, $y:ident, $z:ident| $body:expr) => {
-        match $k {
-            [1, 2, 0] => $crate::with_permutation!(@arm $x $y $z 1 2 0 $body),
-            [2, 1, 0] => $crate::with_permutation!(@arm $x $y $z 2 1 0 $body),
-            [2, 0, 1] => $crate::with_permutation!(@arm $x $y $z 2 0 1 $body),
-            [0, 2, 1] => $crate::with_permutation!(@arm $x $y $z 0 2 1 $body),
-            [0, 1, 2] => $crate::with_permutation!(@arm $x $y $z 0 1 2 $body),
-            _ => $crate::with_permutation!(@arm $x $y $z 1 0 2 $body),
-        }
-    };
-    (@arm $x:ident $y:ident $z:ident $a:literal $b:literal $c:literal $body:expr) => {{
-        const $x: usize = $a;
-        const $y: usize = $b;
-        const $z: usize = $c;
-        $body
-    }};
-}
-
-/// [`with_permutation!`] from the permutation's index in [`WatertightRay::PERMUTATIONS`]
-/// ([`WatertightRay::permutation_index`]; any index from 5 up takes the last arm): a match
-/// on one small integer, which compiles to one jump through a table rather than a chain of
-/// comparisons of the three axes (measured: fewer instructions and fewer mispredicted
-/// branches per ray on rays in random directions).
-///
-/// ```
-/// use raypick_primitives::{with_permutation_index, WatertightRay};
-///
-/// fn axes<const X: usize, const Y: usize, const Z: usize>() -> [usize; 3] {
-///     [X, Y, Z]
-/// }
-/// for (i, k) in WatertightRay::PERMUTATIONS.iter().enumerate() {
-///     assert_eq!(with_permutation_index!(i, |KX, KY, KZ| axes::<KX, KY, KZ>()), *k);
-/// }
-/// ```
-#[macro_export]
-macro_rules! with_permutation_index {
-    ($i:expr, |$x:ident, $y:ident, $z:ident| $body:expr) => {
-        match $i {
-            0 => $crate::with_permutation!(@arm $x $y $z 1 2 0 $body),
-            1 => $crate::with_permutation!(@arm $x $y $z 2 1 0 $body),
-            2 => $crate::with_permutation!(@arm $x $y $z 2 0 1 $body),
-            3 => $crate::with_permutation!(@arm $x $y $z 0 2 1 $body),
-            4 => $crate::with_permutation!(@arm $x $y $z 0 1 2 $body),
-            _ => $crate::with_permutation!(@arm $x $y $z 1 0 2 $body),
-        }
-    };
-}
-
 /// A ray prepared for the watertight triangle test (permutation and shear).
 ///
 /// `valid` is false when the ray has a NaN, an infinite component or a zero direction; such a
@@ -116,6 +51,8 @@ pub struct WatertightRay {
     dir: [Real; 3],
     /// `k`'s index in [`WatertightRay::PERMUTATIONS`].
     perm: u8,
+    /// The origin on the permuted axes: `[origin[kx], origin[ky], origin[kz]]`.
+    korigin: [Real; 3],
 }
 
 impl WatertightRay {
@@ -132,9 +69,8 @@ impl WatertightRay {
         [1, 0, 2],
     ];
 
-    /// The index of `k` in [`WatertightRay::PERMUTATIONS`], or 6 when `k` is none of them.
-    /// A `const fn`: callers generic over the permutation compare their constants with
-    /// [`WatertightRay::permutation_index`] at no cost.
+    /// The index of `k` in [`WatertightRay::PERMUTATIONS`], or 6 when `k` is none of them
+    /// (a `const fn`, usable in constants).
     #[must_use]
     pub const fn index_of_permutation(k: [usize; 3]) -> usize {
         let mut i = 0;
@@ -181,7 +117,16 @@ impl WatertightRay {
             valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0),
             dir: d,
             perm: perm as u8,
+            korigin: [o[kx], o[ky], o[kz]],
         }
+    }
+
+    /// The origin on the permuted axes `k`: `[origin[k[0]], origin[k[1]], origin[k[2]]]`
+    /// (for kernels that read the permutation at run time).
+    #[must_use]
+    #[inline(always)]
+    pub fn permuted_origin(&self) -> [Real; 3] {
+        self.korigin
     }
 
     /// Tests the triangle `(a, b, c)`; returns a hit with `t_min <= t <= t_max` or `None`.

@@ -241,9 +241,6 @@ pub struct TrianglesRay {
     /// The SIMD kernels' path; `None` on the scalar path and for an invalid ray.
     #[cfg(target_arch = "x86_64")]
     cpu: Option<super::simd::CpuPath>,
-    /// `ray.permutation_index()`, so that `test_permuted` checks its constants with one
-    /// compare.
-    perm: u8,
     /// The box-test constants, for [`WideBvh::traverse_prepared`](super::WideBvh).
     pub(crate) boxes: super::traverse::RayK,
 }
@@ -272,7 +269,6 @@ impl TrianglesRay {
             Self {
                 ray: *ray,
                 path: SimdPath::Scalar,
-                perm: ray.permutation_index() as u8,
                 boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
             }
         }
@@ -298,7 +294,6 @@ impl TrianglesRay {
             ray: *ray,
             path,
             cpu: cpu.filter(|_| ray.valid),
-            perm: ray.permutation_index() as u8,
             boxes: super::traverse::RayK::from_parts(ray.origin, ray.dir()),
         }
     }
@@ -342,25 +337,6 @@ impl TrianglesRay {
         cull: Cull,
         out: &mut BlockHits<8>,
     ) -> LaneMasks {
-        raypick_primitives::with_permutation_index!(self.perm, |KX, KY, KZ| {
-            self.test_permuted::<KX, KY, KZ>(tris, t_min, t_max, cull, out)
-        })
-    }
-
-    /// [`TrianglesRay::test`] with the ray's axis permutation `ray().k` given as constants
-    /// `KX, KY, KZ`, for callers that have already dispatched on it: the kernel is called
-    /// directly, so it inlines into a caller compiled with the same target features. With
-    /// constants other than `ray().k`, every lane is left undecided (still correct, never
-    /// fast).
-    #[inline(always)]
-    pub fn test_permuted<const KX: usize, const KY: usize, const KZ: usize>(
-        &self,
-        tris: &[[Point3<Real>; 3]],
-        t_min: Real,
-        t_max: Real,
-        cull: Cull,
-        out: &mut BlockHits<8>,
-    ) -> LaneMasks {
         let tris = &tris[..tris.len().min(8)];
         let n = tris.len();
         // Copied into rows (as a mesh stores them) for the one kernel: 72 floats, and 8 more
@@ -373,19 +349,19 @@ impl TrianglesRay {
                 }
             }
         }
-        self.test_rows::<KX, KY, KZ>(&rows, n, t_min, t_max, cull, out)
+        self.test_rows(&rows, n, t_min, t_max, cull, out)
     }
 }
 
 impl TrianglesRay {
-    /// [`TrianglesRay::test_permuted`] on a group of `n` triangles (`1..=8`) stored as 9
+    /// [`TrianglesRay::test`] on a group of `n` triangles (`1..=8`) stored as 9
     /// rows of `n` floats: row `3 * corner + axis` holds that coordinate of the `n`
     /// triangles, lane `i` being triangle `i`. `rows` must hold at least `8 * n + 8` floats
     /// (the kernel reads 8 lanes of each row; lanes past `n` are discarded). A shorter
     /// `rows`, `n` outside `1..=8`, an invalid ray or the scalar path leave every lane
     /// undecided (an invalid ray: none).
     #[inline(always)]
-    pub fn test_rows<const KX: usize, const KY: usize, const KZ: usize>(
+    pub fn test_rows(
         &self,
         rows: &[f32],
         n: usize,
@@ -396,12 +372,8 @@ impl TrianglesRay {
     ) -> LaneMasks {
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = self.cpu {
-            if usize::from(self.perm) == const { WatertightRay::index_of_permutation([KX, KY, KZ]) }
-                && (1..=8).contains(&n)
-                && rows.len() >= 8 * n + 8
-            {
-                let m =
-                    super::simd::run_rows::<KX, KY, KZ>(cpu, rows, n, &self.ray, t_min, t_max, out);
+            if (1..=8).contains(&n) && rows.len() >= 8 * n + 8 {
+                let m = super::simd::run_rows(cpu, rows, n, &self.ray, t_min, t_max, out);
                 let keep = match cull {
                     Cull::None => !0,
                     Cull::Back => m.front,

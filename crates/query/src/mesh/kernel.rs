@@ -62,12 +62,11 @@ impl RayKernel {
         [d[kx] - s[0] * d[kz], d[ky] - s[1] * d[kz]]
     }
 
-    /// The watertight test of [`WatertightRay::intersect`], bit for bit, with the ray's axis
-    /// permutation `k` fixed at compile time (the hot loops are instantiated once per
-    /// permutation, see [`raypick_primitives::with_permutation`]). The degenerate-triangle check is left to the caller
-    /// (the mesh keeps a precomputed flag).
+    /// The watertight test of [`WatertightRay::intersect`], bit for bit, also reporting the
+    /// zero edge functions. The degenerate-triangle check is left to the caller (the mesh
+    /// keeps a precomputed flag).
     #[inline(always)]
-    pub fn intersect_k<const KX: usize, const KY: usize, const KZ: usize>(
+    pub fn intersect(
         &self,
         tri: &[Point3<Real>; 3],
         t_min: Real,
@@ -77,15 +76,16 @@ impl RayKernel {
         let [sx, sy, sz] = self.w().shear;
         let o = self.w().origin;
         let [a, b, c] = tri;
+        let [kx, ky, kz] = self.w().k;
         let a_ = [a.x - o[0], a.y - o[1], a.z - o[2]];
         let b_ = [b.x - o[0], b.y - o[1], b.z - o[2]];
         let c_ = [c.x - o[0], c.y - o[1], c.z - o[2]];
-        let ax = a_[KX] - sx * a_[KZ];
-        let ay = a_[KY] - sy * a_[KZ];
-        let bx = b_[KX] - sx * b_[KZ];
-        let by = b_[KY] - sy * b_[KZ];
-        let cx = c_[KX] - sx * c_[KZ];
-        let cy = c_[KY] - sy * c_[KZ];
+        let ax = a_[kx] - sx * a_[kz];
+        let ay = a_[ky] - sy * a_[kz];
+        let bx = b_[kx] - sx * b_[kz];
+        let by = b_[ky] - sy * b_[kz];
+        let cx = c_[kx] - sx * c_[kz];
+        let cy = c_[ky] - sy * c_[kz];
 
         let mut u = cx * by - cy * bx;
         let mut v = ax * cy - ay * cx;
@@ -106,9 +106,9 @@ impl RayKernel {
             Cull::Front if front_face => return None,
             _ => {}
         }
-        let az = sz * a_[KZ];
-        let bz = sz * b_[KZ];
-        let cz = sz * c_[KZ];
+        let az = sz * a_[kz];
+        let bz = sz * b_[kz];
+        let cz = sz * c_[kz];
         let t_scaled = u * az + v * bz + w * cz;
         let (lo, hi) = (t_min * det, t_max * det);
         let in_range = ((det > 0.0) & (t_scaled >= lo) & (t_scaled <= hi))

@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use raypick_primitives::{with_permutation_index, Cull, Point3, Ray, Real, Unit, Vector3};
+use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
 use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath};
 
@@ -109,10 +109,7 @@ impl Mesh {
         if !k.valid() {
             return None;
         }
-        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
-            closest_k::<KX, KY, KZ>(self, &k, query)
-        })
-        .map(|(h, slot)| self.make_hit(slot, &h))
+        closest_k(self, &k, query).map(|(h, slot)| self.make_hit(slot, &h))
     }
 
     /// True when some triangle is hit with `query.t_min <= t <= query.t_max`: occlusion and
@@ -124,9 +121,7 @@ impl Mesh {
         if !k.valid() {
             return false;
         }
-        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| {
-            any_k::<KX, KY, KZ>(self, &k, query)
-        })
+        any_k(self, &k, query)
     }
 
     /// Every surface crossing with `query.t_min <= t <= query.t_max`, sorted by `t` (then by
@@ -161,9 +156,7 @@ impl Mesh {
         if !k.valid() {
             return;
         }
-        with_permutation_index!(k.w().permutation_index(), |KX, KY, KZ| all_k::<KX, KY, KZ>(
-            self, ray, &k, query, out
-        ));
+        all_k(self, ray, &k, query, out);
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
@@ -218,7 +211,7 @@ trait LeafSink {
 /// better, so the outcome is the same). Lanes on an edge or a vertex take the scalar kernel
 /// (f64 edge functions).
 #[inline(always)]
-fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+fn leaf_hits<S: LeafSink>(
     mesh: &Mesh,
     k: &RayKernel,
     range: std::ops::Range<usize>,
@@ -228,14 +221,14 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     sink: &mut S,
 ) -> ControlFlow<()> {
     if k.tr.path() == SimdPath::Scalar {
-        return scalar_leaf_hits::<KX, KY, KZ, S>(mesh, k, range, t_min, cull, sink);
+        return scalar_leaf_hits::<S>(mesh, k, range, t_min, cull, sink);
     }
     // Groups of up to 8 from the leaf's start, as `leaf_tris::groups` cuts them; written out
     // because the `step_by` iterator costs 7-67 more instructions per closest hit (measured).
     let mut start = range.start;
     while start < range.end {
         let n = (range.end - start).min(GROUP);
-        let m = k.tr.test_rows::<KX, KY, KZ>(
+        let m = k.tr.test_rows(
             mesh.tris.group_rows(start),
             n,
             t_min,
@@ -251,7 +244,7 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
             sink.hit(mesh, slot, lane_hit(lanes, m.front, i))?;
         }
         if m.undecided != 0 {
-            undecided_hits::<KX, KY, KZ, S>(mesh, k, start, n, m.undecided, t_min, cull, sink)?;
+            undecided_hits::<S>(mesh, k, start, n, m.undecided, t_min, cull, sink)?;
         }
         start += n;
     }
@@ -262,7 +255,7 @@ fn leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
 /// loops stay smaller (instruction cache).
 #[cold]
 #[inline(never)]
-fn scalar_leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+fn scalar_leaf_hits<S: LeafSink>(
     mesh: &Mesh,
     k: &RayKernel,
     range: std::ops::Range<usize>,
@@ -271,7 +264,7 @@ fn scalar_leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSi
     sink: &mut S,
 ) -> ControlFlow<()> {
     for slot in mesh.tris.leaf_slots(range) {
-        scalar_hit::<KX, KY, KZ, S>(mesh, k, slot, t_min, cull, sink)?;
+        scalar_hit::<S>(mesh, k, slot, t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
 }
@@ -282,7 +275,7 @@ fn scalar_leaf_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSi
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn undecided_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+fn undecided_hits<S: LeafSink>(
     mesh: &Mesh,
     k: &RayKernel,
     start: usize,
@@ -295,14 +288,14 @@ fn undecided_hits<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink
     while undecided != 0 {
         let i = undecided.trailing_zeros() as usize;
         undecided &= undecided - 1;
-        scalar_hit::<KX, KY, KZ, S>(mesh, k, Slot::new(start, n, i), t_min, cull, sink)?;
+        scalar_hit::<S>(mesh, k, Slot::new(start, n, i), t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
 }
 
 /// The scalar kernel on the triangle at `slot`, its hit handed to `sink`.
 #[inline(always)]
-fn scalar_hit<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
+fn scalar_hit<S: LeafSink>(
     mesh: &Mesh,
     k: &RayKernel,
     slot: Slot,
@@ -310,7 +303,7 @@ fn scalar_hit<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
     cull: Cull,
     sink: &mut S,
 ) -> ControlFlow<()> {
-    match k.intersect_k::<KX, KY, KZ>(&mesh.tris.at(slot), t_min, sink.bound(), cull) {
+    match k.intersect(&mesh.tris.at(slot), t_min, sink.bound(), cull) {
         Some(h) => sink.hit(mesh, slot, h),
         None => ControlFlow::Continue(()),
     }
@@ -319,11 +312,7 @@ fn scalar_hit<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink>(
 /// The closest hit as (kernel hit, its slot); ties at equal `t` go to the lowest original
 /// index.
 #[inline(always)]
-fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
-    mesh: &Mesh,
-    k: &RayKernel,
-    query: &RayQuery,
-) -> Option<(RawHit, Slot)> {
+fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let c = Closest {
         prims: mesh.prim_indices(),
@@ -332,7 +321,7 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
         best: None,
         best_prim: u32::MAX,
     };
-    let mut v = Leaves::<KX, KY, KZ, _> {
+    let mut v = Leaves::<_> {
         mesh,
         k,
         t_min,
@@ -348,7 +337,7 @@ fn closest_k<const KX: usize, const KY: usize, const KZ: usize>(
 /// The traversal's leaf visitor for a closest- or any-hit query: runs [`leaf_hits`] into
 /// `sink`, and starts loading the triangles of leaves pushed for later while the nearer ones
 /// are tested. Its methods are compiled into the traversal loop.
-struct Leaves<'a, const KX: usize, const KY: usize, const KZ: usize, S> {
+struct Leaves<'a, S> {
     mesh: &'a Mesh,
     k: &'a RayKernel,
     t_min: Real,
@@ -357,13 +346,11 @@ struct Leaves<'a, const KX: usize, const KY: usize, const KZ: usize, S> {
     sink: S,
 }
 
-impl<const KX: usize, const KY: usize, const KZ: usize, S: LeafSink> RayVisitor
-    for Leaves<'_, KX, KY, KZ, S>
-{
+impl<S: LeafSink> RayVisitor for Leaves<'_, S> {
     #[inline(always)]
     fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
         self.sink.prefetch(self.mesh, range.start);
-        let flow = leaf_hits::<KX, KY, KZ, S>(
+        let flow = leaf_hits::<S>(
             self.mesh,
             self.k,
             range,
@@ -453,17 +440,13 @@ impl LeafSink for AnyHit {
 }
 
 #[inline(always)]
-fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
-    mesh: &Mesh,
-    k: &RayKernel,
-    query: &RayQuery,
-) -> bool {
+fn any_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
     let a = AnyHit {
         t_max: query.t_max,
         found: false,
     };
-    let mut v = Leaves::<KX, KY, KZ, _> {
+    let mut v = Leaves::<_> {
         mesh,
         k,
         t_min,
@@ -477,17 +460,11 @@ fn any_k<const KX: usize, const KY: usize, const KZ: usize>(
 }
 
 #[inline(always)]
-fn all_k<const KX: usize, const KY: usize, const KZ: usize>(
-    mesh: &Mesh,
-    ray: &Ray,
-    k: &RayKernel,
-    query: &RayQuery,
-    out: &mut Vec<Hit>,
-) {
+fn all_k(mesh: &Mesh, ray: &Ray, k: &RayKernel, query: &RayQuery, out: &mut Vec<Hit>) {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
         for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
-            if let Some(h) = k.intersect_k::<KX, KY, KZ>(&tri, t_min, t_max, cull) {
+            if let Some(h) = k.intersect(&tri, t_min, t_max, cull) {
                 if !mesh.is_degenerate_at(pos) {
                     out.push(super::all_hits::pending(pos, &h));
                 }
