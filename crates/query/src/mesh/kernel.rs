@@ -24,8 +24,8 @@ pub(crate) struct RawHit {
     pub zero: u8,
 }
 
-/// A ray prepared once for many triangle tests (permutation and shear), with the SIMD
-/// kernel for its permutation chosen once.
+/// A ray prepared once for many triangle tests (permutation and shear), with its SIMD path
+/// checked once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RayKernel {
     pub tr: TrianglesRay,

@@ -221,7 +221,7 @@ fn leaf_hits<S: LeafSink>(
     sink: &mut S,
 ) -> ControlFlow<()> {
     if k.tr.path() == SimdPath::Scalar {
-        return scalar_leaf_hits::<S>(mesh, k, range, t_min, cull, sink);
+        return scalar_leaf_hits(mesh, k, range, t_min, cull, sink);
     }
     // Groups of up to 8 from the leaf's start, as `leaf_tris::groups` cuts them; written out
     // because the `step_by` iterator costs 7-67 more instructions per closest hit (measured).
@@ -244,7 +244,7 @@ fn leaf_hits<S: LeafSink>(
             sink.hit(mesh, slot, lane_hit(lanes, m.front, i))?;
         }
         if m.undecided != 0 {
-            undecided_hits::<S>(mesh, k, start, n, m.undecided, t_min, cull, sink)?;
+            undecided_hits(mesh, k, start, n, m.undecided, t_min, cull, sink)?;
         }
         start += n;
     }
@@ -264,7 +264,7 @@ fn scalar_leaf_hits<S: LeafSink>(
     sink: &mut S,
 ) -> ControlFlow<()> {
     for slot in mesh.tris.leaf_slots(range) {
-        scalar_hit::<S>(mesh, k, slot, t_min, cull, sink)?;
+        scalar_hit(mesh, k, slot, t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
 }
@@ -288,7 +288,7 @@ fn undecided_hits<S: LeafSink>(
     while undecided != 0 {
         let i = undecided.trailing_zeros() as usize;
         undecided &= undecided - 1;
-        scalar_hit::<S>(mesh, k, Slot::new(start, n, i), t_min, cull, sink)?;
+        scalar_hit(mesh, k, Slot::new(start, n, i), t_min, cull, sink)?;
     }
     ControlFlow::Continue(())
 }
@@ -321,7 +321,7 @@ fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Sl
         best: None,
         best_prim: u32::MAX,
     };
-    let mut v = Leaves::<_> {
+    let mut v = Leaves {
         mesh,
         k,
         t_min,
@@ -350,7 +350,7 @@ impl<S: LeafSink> RayVisitor for Leaves<'_, S> {
     #[inline(always)]
     fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
         self.sink.prefetch(self.mesh, range.start);
-        let flow = leaf_hits::<S>(
+        let flow = leaf_hits(
             self.mesh,
             self.k,
             range,
@@ -446,7 +446,7 @@ fn any_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> bool {
         t_max: query.t_max,
         found: false,
     };
-    let mut v = Leaves::<_> {
+    let mut v = Leaves {
         mesh,
         k,
         t_min,

@@ -613,7 +613,8 @@ rows_kernel!(rows4_sse, core_sse, v4, "sse");
 rows_kernel!(rows8_avx2, core_avx2, v8, "avx2");
 
 /// Runs the kernel on a group of `n` (`1..=8`) triangles stored as rows (see
-/// `rows_kernel`): 4 lanes for up to 4, 8 (AVX2) or 4 twice (SSE) above. Reads `rows[.. 8 * n + 8]`; a shorter slice panics.
+/// `rows_kernel`): 4 lanes for up to 4, 8 (AVX2) or 4 twice (SSE) above. Reads
+/// `rows[.. 8 * n + 8]`; a shorter slice panics.
 #[inline(always)]
 pub(crate) fn run_rows(
     path: CpuPath,
