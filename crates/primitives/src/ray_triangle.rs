@@ -143,6 +143,45 @@ impl WatertightRay {
         t_max: Real,
         cull: Cull,
     ) -> Option<RayTriangleHit> {
+        let (hit, _) = self.intersect_raw(a, b, c, t_min, t_max, cull)?;
+        // Checked on hits only: an f64 cross product.
+        if Triangle::new(*a, *b, *c).is_degenerate() {
+            return None;
+        }
+        Some(hit)
+    }
+
+    /// [`WatertightRay::intersect`] without the zero-area check, also reporting which
+    /// barycentric weights are exactly zero: `zero[i]` is true when the hit lies exactly on
+    /// the edge opposite corner `i` (two set: on a vertex). The zero tests are exact (an edge
+    /// function that rounds to zero is recomputed in f64). For callers that keep a
+    /// precomputed degenerate flag per triangle and merge the hits of one crossing at a
+    /// shared edge or vertex.
+    ///
+    /// A zero-area triangle may be reported hit. Otherwise the same answers as `intersect`,
+    /// bit for bit.
+    ///
+    /// ```
+    /// use raypick_primitives::{Cull, Point3, Ray, Vector3, WatertightRay};
+    ///
+    /// let (a, b, c) = (Point3::new(0.0, 0.0, 1.0), Point3::new(1.0, 0.0, 1.0), Point3::new(0.0, 1.0, 1.0));
+    /// // Aimed exactly at the edge a -> b (opposite corner c).
+    /// let ray = WatertightRay::new(&Ray::new(Point3::new(0.5, 0.0, 0.0), Vector3::z()));
+    /// let (hit, zero) = ray.intersect_raw(&a, &b, &c, 0.0, f32::INFINITY, Cull::None).unwrap();
+    /// assert_eq!(hit.t, 1.0);
+    /// assert_eq!(zero, [false, false, true]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn intersect_raw(
+        &self,
+        a: &Point3<Real>,
+        b: &Point3<Real>,
+        c: &Point3<Real>,
+        t_min: Real,
+        t_max: Real,
+        cull: Cull,
+    ) -> Option<(RayTriangleHit, [bool; 3])> {
         let [kx, ky, kz] = self.k;
         let [sx, sy, sz] = self.shear;
         let o = self.origin;
@@ -164,18 +203,7 @@ impl WatertightRay {
         // `|` and `&` rather than `||` and `&&` here and below: the same decisions without
         // data-dependent branches, which random rays mispredict (measured: +20-50% throughput).
         if (u == 0.0) | (v == 0.0) | (w == 0.0) {
-            // Exact sign on the edge: f32 products are exact in f64.
-            let (ax, ay, bx, by, cx, cy) = (
-                f64::from(ax),
-                f64::from(ay),
-                f64::from(bx),
-                f64::from(by),
-                f64::from(cx),
-                f64::from(cy),
-            );
-            u = (cx * by - cy * bx) as Real;
-            v = (ax * cy - ay * cx) as Real;
-            w = (bx * ay - by * ax) as Real;
+            (u, v, w) = edge_functions_f64(ax, ay, bx, by, cx, cy);
         }
         // Mixed signs: outside. Written so that NaN edge values fall through to `det` below.
         if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
@@ -206,15 +234,13 @@ impl WatertightRay {
         if !(t >= t_min && t <= t_max) {
             return None;
         }
-        if Triangle::new(*a, *b, *c).is_degenerate() {
-            return None;
-        }
-        Some(RayTriangleHit {
+        let hit = RayTriangleHit {
             t,
             u: v * inv,
             v: w * inv,
             front_face,
-        })
+        };
+        Some((hit, [u == 0.0, v == 0.0, w == 0.0]))
     }
 
     /// The ray direction, as given (not normalized).
@@ -229,6 +255,26 @@ impl WatertightRay {
     pub fn dir_f64(&self) -> [f64; 3] {
         self.dir.map(f64::from)
     }
+}
+
+/// The three edge functions in f64, where f32 products are exact: the exact sign of an edge
+/// function that rounded to zero (the ray meets an edge or a vertex). Out of line: rare.
+#[cold]
+#[inline(never)]
+fn edge_functions_f64(
+    ax: Real,
+    ay: Real,
+    bx: Real,
+    by: Real,
+    cx: Real,
+    cy: Real,
+) -> (Real, Real, Real) {
+    let [ax, ay, bx, by, cx, cy] = [ax, ay, bx, by, cx, cy].map(f64::from);
+    (
+        (cx * by - cy * bx) as Real,
+        (ax * cy - ay * cx) as Real,
+        (bx * ay - by * ax) as Real,
+    )
 }
 
 /// Ray against triangle (watertight). Returns the hit with `t_min <= t <= t_max` or `None`.

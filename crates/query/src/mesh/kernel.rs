@@ -1,8 +1,8 @@
-//! The per-leaf ray/triangle kernel: the watertight test of `raypick_primitives`
-//! ([`WatertightRay::intersect`]) with the same arithmetic, on leaf-order vertex data, also
-//! reporting which edge functions are exactly zero (the hit lies on an edge or a vertex).
-//! `all_hits` needs that to merge the hits of one crossing; the zero test is exact because
-//! the kernel recomputes a zero edge function in f64.
+//! The scalar per-triangle kernel: the watertight test of `raypick_primitives`
+//! ([`WatertightRay::intersect_raw`]) on leaf-order vertex data, which also reports which
+//! edge functions are exactly zero (the hit lies on an edge or a vertex). `all_hits` needs
+//! that to merge the hits of one crossing; the zero test is exact because a zero edge
+//! function is recomputed in f64.
 
 use raypick_bvh::wide::TrianglesRay;
 use raypick_primitives::{Cull, Point3, Ray, Real, WatertightRay};
@@ -63,8 +63,8 @@ impl RayKernel {
     }
 
     /// The watertight test of [`WatertightRay::intersect`], bit for bit, also reporting the
-    /// zero edge functions. The degenerate-triangle check is left to the caller (the mesh
-    /// keeps a precomputed flag).
+    /// zero edge functions ([`WatertightRay::intersect_raw`]). The degenerate-triangle check
+    /// is left to the caller (the mesh keeps a precomputed flag).
     #[inline(always)]
     pub fn intersect(
         &self,
@@ -73,90 +73,16 @@ impl RayKernel {
         t_max: Real,
         cull: Cull,
     ) -> Option<RawHit> {
-        let [sx, sy, sz] = self.w().shear;
-        let o = self.w().origin;
         let [a, b, c] = tri;
-        let [kx, ky, kz] = self.w().k;
-        let a_ = [a.x - o[0], a.y - o[1], a.z - o[2]];
-        let b_ = [b.x - o[0], b.y - o[1], b.z - o[2]];
-        let c_ = [c.x - o[0], c.y - o[1], c.z - o[2]];
-        let ax = a_[kx] - sx * a_[kz];
-        let ay = a_[ky] - sy * a_[kz];
-        let bx = b_[kx] - sx * b_[kz];
-        let by = b_[ky] - sy * b_[kz];
-        let cx = c_[kx] - sx * c_[kz];
-        let cy = c_[ky] - sy * c_[kz];
-
-        let mut u = cx * by - cy * bx;
-        let mut v = ax * cy - ay * cx;
-        let mut w = bx * ay - by * ax;
-        // `|` and `&` rather than `||` and `&&` (as in the primitives' test): no
-        // data-dependent branches for random rays to mispredict.
-        if (u == 0.0) | (v == 0.0) | (w == 0.0) {
-            // Exact sign on the edge: f32 products are exact in f64.
-            (u, v, w) = edge_functions_f64(ax, ay, bx, by, cx, cy);
-        }
-        if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
-            return None;
-        }
-        let det = u + v + w;
-        let front_face = det > 0.0;
-        match cull {
-            Cull::Back if !front_face => return None,
-            Cull::Front if front_face => return None,
-            _ => {}
-        }
-        let az = sz * a_[kz];
-        let bz = sz * b_[kz];
-        let cz = sz * c_[kz];
-        let t_scaled = u * az + v * bz + w * cz;
-        let (lo, hi) = (t_min * det, t_max * det);
-        let in_range = ((det > 0.0) & (t_scaled >= lo) & (t_scaled <= hi))
-            | ((det < 0.0) & (t_scaled <= lo) & (t_scaled >= hi));
-        if !in_range {
-            return None;
-        }
-        let inv = 1.0 / det;
-        let t = t_scaled * inv;
-        if !(t >= t_min && t <= t_max) {
-            return None;
-        }
-        let zero = (u8::from(u == 0.0) * ZERO_A)
-            | (u8::from(v == 0.0) * ZERO_B)
-            | (u8::from(w == 0.0) * ZERO_C);
+        let (h, [za, zb, zc]) = self.w().intersect_raw(a, b, c, t_min, t_max, cull)?;
         Some(RawHit {
-            t,
-            u: v * inv,
-            v: w * inv,
-            front_face,
-            zero,
+            t: h.t,
+            u: h.u,
+            v: h.v,
+            front_face: h.front_face,
+            zero: (u8::from(za) * ZERO_A) | (u8::from(zb) * ZERO_B) | (u8::from(zc) * ZERO_C),
         })
     }
-}
-
-#[cold]
-#[inline(never)]
-fn edge_functions_f64(
-    ax: Real,
-    ay: Real,
-    bx: Real,
-    by: Real,
-    cx: Real,
-    cy: Real,
-) -> (Real, Real, Real) {
-    let (ax, ay, bx, by, cx, cy) = (
-        f64::from(ax),
-        f64::from(ay),
-        f64::from(bx),
-        f64::from(by),
-        f64::from(cx),
-        f64::from(cy),
-    );
-    (
-        (cx * by - cy * bx) as Real,
-        (ax * cy - ay * cx) as Real,
-        (bx * ay - by * ax) as Real,
-    )
 }
 
 /// True when the triangle has exactly zero area, decided in f64 (the rule of
