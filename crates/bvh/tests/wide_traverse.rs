@@ -4,7 +4,9 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{Bvh4, Bvh8, RayTraversal, RayVisitor, SimdPath, TrianglesRay, WideBvh};
+use raypick_bvh::wide::{
+    Bvh4, Bvh8, CompactBvh8, RayTraversal, RayVisitor, SimdPath, TrianglesRay, WideBvh,
+};
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3, WatertightRay};
 
@@ -231,30 +233,18 @@ fn bounds(rng: &mut Rng) -> (f32, f32) {
 
 type Visit = (Range<usize>, u32);
 
-fn visits<const N: usize>(
-    wide: &WideBvh<N>,
-    path: SimdPath,
-    ray: &Ray,
-    t_min: f32,
-    t_max: f32,
-) -> Vec<Visit>
-where
-    WideBvh<N>: Traverse,
-{
+fn visits<W: Traverse>(wide: &W, path: SimdPath, ray: &Ray, t_min: f32, t_max: f32) -> Vec<Visit> {
     visits_in(wide, path, ray, t_min, t_max, true)
 }
 
-fn visits_in<const N: usize>(
-    wide: &WideBvh<N>,
+fn visits_in<W: Traverse>(
+    wide: &W,
     path: SimdPath,
     ray: &Ray,
     t_min: f32,
     t_max: f32,
     ordered: bool,
-) -> Vec<Visit>
-where
-    WideBvh<N>: Traverse,
-{
+) -> Vec<Visit> {
     let mut v = Vec::new();
     wide.traverse(path, ray, t_min, t_max, ordered, &mut |range, t| {
         v.push((range, t.to_bits()));
@@ -265,8 +255,8 @@ where
 
 type Leaf<'a> = &'a mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>;
 
-/// `traverse_ray_with` (ordered) or `traverse_ray_unordered_with` for both widths, so one
-/// generic test drives both.
+/// `traverse_ray_with` (ordered) or `traverse_ray_unordered_with` for both widths and both
+/// layouts, so one generic test drives them all.
 trait Traverse {
     fn traverse(&self, path: SimdPath, ray: &Ray, t0: f32, t1: f32, ordered: bool, f: Leaf<'_>);
 }
@@ -292,20 +282,17 @@ macro_rules! impl_traverse {
         }
     )*};
 }
-impl_traverse!(Bvh4, Bvh8);
+impl_traverse!(Bvh4, Bvh8, CompactBvh8);
 
-fn check_candidates<const N: usize>(
+fn check_candidates<W: Traverse>(
     bvh: &Bvh,
-    wide: &WideBvh<N>,
+    wide: &W,
     boxes: &[Aabb],
     ray: &Ray,
     t_min: f32,
     t_max: f32,
     what: &str,
-) -> usize
-where
-    WideBvh<N>: Traverse,
-{
+) -> usize {
     let reference = visits(wide, SimdPath::Scalar, ray, t_min, t_max);
     // Unordered: the same leaves (nothing lowers t_max here), in an order of its own that
     // every path shares.
@@ -372,12 +359,23 @@ fn every_path_visits_what_scalar_visits_and_nothing_is_missed() {
                 let bvh = Bvh::build(&boxes, &cfg).unwrap();
                 let w4 = Bvh4::from_bvh(&bvh);
                 let w8 = Bvh8::from_bvh(&bvh);
+                let c8 = CompactBvh8::from_wide(&w8).unwrap();
+                c8.validate().unwrap();
                 for _ in 0..rays_per_tree {
                     let r = ray(&mut rng, &boxes);
                     let (t0, t1) = bounds(&mut rng);
                     let what = format!("{fam} n={n} {name}");
                     accepted += check_candidates(&bvh, &w4, &boxes, &r, t0, t1, &what);
                     check_candidates(&bvh, &w8, &boxes, &r, t0, t1, &what);
+                    check_candidates(&bvh, &c8, &boxes, &r, t0, t1, &format!("{what} compact"));
+                    // The compact boxes contain the plain ones: every leaf the plain tree
+                    // visits, the compact one does too.
+                    let starts =
+                        |v: Vec<Visit>| -> Vec<usize> { v.iter().map(|(r, _)| r.start).collect() };
+                    let compact = starts(visits(&c8, SimdPath::Scalar, &r, t0, t1));
+                    for s in starts(visits(&w8, SimdPath::Scalar, &r, t0, t1)) {
+                        assert!(compact.contains(&s), "{what}: compact misses leaf at {s}");
+                    }
                     total += 1;
                 }
             }

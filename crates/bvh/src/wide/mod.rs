@@ -58,6 +58,8 @@ use raypick_primitives::{Aabb, Point3};
 use crate::{Bvh, Node};
 
 mod collapse;
+mod compact;
+mod layout;
 mod query;
 mod refit;
 mod simd;
@@ -65,6 +67,8 @@ mod traverse;
 mod triangle;
 
 pub use collapse::CollapseConfig;
+pub use compact::{CompactBvh8, CompactError, CompactNode8};
+pub use layout::WideLayout;
 pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
 pub use simd::{huge_page_vec, prefetch, prefetch_line};
@@ -129,11 +133,7 @@ impl<const N: usize> WideNode<N> {
         if i >= N {
             return WideChild::Empty;
         }
-        match (self.child[i], self.count[i]) {
-            (EMPTY_SLOT, 0) => WideChild::Empty,
-            (c, 0) => WideChild::Node(c as usize),
-            (s, n) => WideChild::Leaf(s as usize..s as usize + n as usize),
-        }
+        layout::child_of(self.child[i], self.count[i])
     }
 
     /// The box of slot `i`; `Aabb::EMPTY`-like (`+inf .. -inf`) for an unused slot or
@@ -168,16 +168,27 @@ impl<const N: usize> WideNode<N> {
     }
 }
 
-/// A wide BVH with `N` children per node; use the aliases [`Bvh4`] and [`Bvh8`].
+/// A wide BVH with `N` children per node, stored in node layout `L`; use the aliases
+/// [`Bvh4`], [`Bvh8`] (plain f32 boxes) and [`CompactBvh8`] (quantized boxes).
 ///
 /// It holds only nodes: primitives are referred to by leaf-order positions of the binary
 /// [`Bvh`] it was collapsed from, whose [`Bvh::prim_indices`] stay the map to original
 /// indices. `nodes()[0]` is the root when the tree is not empty.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct WideBvh<const N: usize> {
-    nodes: Vec<WideNode<N>>,
+#[derive(Clone, Debug, PartialEq)]
+pub struct WideBvh<const N: usize, L = WideNode<N>> {
+    nodes: Vec<L>,
     prim_count: usize,
     depth: usize,
+}
+
+impl<const N: usize, L> Default for WideBvh<N, L> {
+    fn default() -> Self {
+        Self {
+            nodes: Vec::new(),
+            prim_count: 0,
+            depth: 0,
+        }
+    }
 }
 
 /// A 4-wide BVH (128-byte nodes; SSE on x86_64).
@@ -303,11 +314,13 @@ impl<const N: usize> WideBvh<N> {
         const { assert!(N >= 2 && N <= 32) };
         collapse::collapse(bvh, config)
     }
+}
 
+impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// The nodes, root first; children come after their parents, and the interior children
     /// of a node are stored side by side.
     #[must_use]
-    pub fn nodes(&self) -> &[WideNode<N>] {
+    pub fn nodes(&self) -> &[L] {
         &self.nodes
     }
 
@@ -461,7 +474,8 @@ pub enum SimdPath {
     Scalar,
     /// 4 children per instruction with SSE (two steps for [`Bvh8`]).
     Sse,
-    /// 8 children per instruction with AVX2 (for [`Bvh8`]; [`Bvh4`] uses its SSE kernel).
+    /// 8 children per instruction with AVX2 and FMA (for [`Bvh8`] and [`CompactBvh8`];
+    /// [`Bvh4`] uses its SSE kernel).
     Avx2,
 }
 

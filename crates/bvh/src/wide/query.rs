@@ -16,8 +16,9 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::{Aabb, Point3, Real};
 use smallvec::SmallVec;
 
+use super::layout::{sealed::Internal, slot_range};
 use super::simd::Stack;
-use super::{WideBvh, WideNode, WideStats, EMPTY_SLOT};
+use super::{WideBvh, WideLayout, WideStats};
 use crate::{heap, MAX_DEPTH};
 
 /// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
@@ -43,72 +44,43 @@ impl WideBestFirstScratch {
     }
 }
 
-impl<const N: usize> WideNode<N> {
-    /// Bit `i` set for each used slot `i` (leaf or interior).
-    #[inline(always)]
-    fn used_mask(&self) -> u32 {
-        let mut m = 0u32;
-        for i in 0..N {
-            m |= u32::from(self.child[i] != EMPTY_SLOT) << i;
-        }
-        m
+/// Bit `i` set for each used slot of `n` whose box overlaps `q` (closed boxes). Unused
+/// slots are masked out: their boxes are inverted or arbitrary.
+#[inline(always)]
+fn overlap_mask<const N: usize, L: Internal<N>>(n: &L, q: &Aabb) -> u32 {
+    let mut m = 0u32;
+    for i in 0..N {
+        let b = |row: usize| n.plane(row, i);
+        let ok = b(0) <= q.max.x
+            && q.min.x <= b(3)
+            && b(1) <= q.max.y
+            && q.min.y <= b(4)
+            && b(2) <= q.max.z
+            && q.min.z <= b(5);
+        m |= u32::from(ok) << i;
     }
-
-    /// Bit `i` set for each leaf slot `i`.
-    #[inline(always)]
-    fn leaf_mask(&self) -> u32 {
-        let mut m = 0u32;
-        for i in 0..N {
-            m |= u32::from(self.count[i] > 0) << i;
-        }
-        m
-    }
-
-    #[inline(always)]
-    fn slot_range(&self, i: usize) -> Range<usize> {
-        let s = self.child[i] as usize;
-        s..s + self.count[i] as usize
-    }
-
-    /// Bit `i` set for each slot whose box overlaps `q` (closed boxes). Unused slots hold an
-    /// inverted box, but a query reaching infinity could still pass, so they are masked out.
-    #[inline(always)]
-    #[allow(clippy::needless_range_loop)] // one lane `i` across six SoA rows
-    fn overlap_mask(&self, q: &Aabb) -> u32 {
-        let b = &self.bounds;
-        let mut m = 0u32;
-        for i in 0..N {
-            let ok = b[0][i] <= q.max.x
-                && q.min.x <= b[3][i]
-                && b[1][i] <= q.max.y
-                && q.min.y <= b[4][i]
-                && b[2][i] <= q.max.z
-                && q.min.z <= b[5][i];
-            m |= u32::from(ok) << i;
-        }
-        m & self.used_mask()
-    }
-
-    /// A lower bound of the squared distance from `p` to each slot's box (0 inside); `+inf`
-    /// for unused slots.
-    #[inline(always)]
-    fn dist2(&self, p: &Point3<Real>) -> [Real; N] {
-        // Compare-and-select rather than `f32::max` (no NaN here: finite point, finite or
-        // +-inf bounds), so the lanes vectorize to plain max instructions.
-        let max = |a: Real, b: Real| if a > b { a } else { b };
-        let b = &self.bounds;
-        let mut d = [0.0; N];
-        for (i, d) in d.iter_mut().enumerate() {
-            let dx = max(max(b[0][i] - p.x, p.x - b[3][i]), 0.0);
-            let dy = max(max(b[1][i] - p.y, p.y - b[4][i]), 0.0);
-            let dz = max(max(b[2][i] - p.z, p.z - b[5][i]), 0.0);
-            *d = (dx * dx + dy * dy + dz * dz) * DIST2_SCALE;
-        }
-        d
-    }
+    m & n.used_mask()
 }
 
-impl<const N: usize> WideBvh<N> {
+/// A lower bound of the squared distance from `p` to each slot's box of `n` (0 inside);
+/// meaningless for unused slots (mask them with `used_mask`).
+#[inline(always)]
+fn dist2<const N: usize, L: Internal<N>>(n: &L, p: &Point3<Real>) -> [Real; N] {
+    // Compare-and-select rather than `f32::max` (no NaN here: finite point, finite or
+    // +-inf bounds), so the lanes vectorize to plain max instructions.
+    let max = |a: Real, b: Real| if a > b { a } else { b };
+    let mut d = [0.0; N];
+    for (i, d) in d.iter_mut().enumerate() {
+        let b = |row: usize| n.plane(row, i);
+        let dx = max(max(b(0) - p.x, p.x - b(3)), 0.0);
+        let dy = max(max(b(1) - p.y, p.y - b(4)), 0.0);
+        let dz = max(max(b(2) - p.z, p.z - b(5)), 0.0);
+        *d = (dx * dx + dy * dy + dz * dz) * DIST2_SCALE;
+    }
+    d
+}
+
+impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// The box of all primitives (the union of the root's slot boxes); `Aabb::EMPTY` for an
     /// empty tree.
     #[must_use]
@@ -131,7 +103,7 @@ impl<const N: usize> WideBvh<N> {
         if aabb.is_empty() {
             return;
         }
-        self.traverse_masked(|n| n.overlap_mask(aabb), leaf);
+        self.traverse_masked(|n| overlap_mask(n, aabb), leaf);
     }
 
     /// Generic traversal: descends into every slot whose box satisfies `node_pred` (sphere,
@@ -162,7 +134,7 @@ impl<const N: usize> WideBvh<N> {
     #[inline(always)]
     fn traverse_masked<M, F>(&self, mut mask: M, mut leaf: F)
     where
-        M: FnMut(&WideNode<N>) -> u32,
+        M: FnMut(&L) -> u32,
         F: FnMut(Range<usize>) -> ControlFlow<()>,
     {
         let nodes = &self.nodes[..];
@@ -180,7 +152,7 @@ impl<const N: usize> WideBvh<N> {
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if leaf(node.slot_range(i)).is_break() {
+                if leaf(slot_range(node, i)).is_break() {
                     return;
                 }
             }
@@ -199,7 +171,7 @@ impl<const N: usize> WideBvh<N> {
             if rest != 0 {
                 stack.push((parent as u32, rest));
             }
-            cur = nodes[parent].child[i] as usize;
+            cur = nodes[parent].slot(i).0 as usize;
         }
     }
 
@@ -245,11 +217,12 @@ impl<const N: usize> WideBvh<N> {
             return;
         };
         let mut best = max_dist;
-        let mut push_slots = |heap: &mut SmallVec<[Pending; 64]>, n: &WideNode<N>, best: Real| {
+        let mut push_slots = |heap: &mut SmallVec<[Pending; 64]>, n: &L, best: Real| {
             for i in 0..n.child_count() {
                 let d = node_dist(&n.child_aabb(i));
                 if d <= best {
-                    heap::push(heap, (d, n.child[i], n.count[i]));
+                    let (c, k) = n.slot(i);
+                    heap::push(heap, (d, c, k));
                 }
             }
         };
@@ -313,7 +286,7 @@ impl<const N: usize> WideBvh<N> {
         let mut cur = 0usize;
         loop {
             let node = &nodes[cur];
-            let d = node.dist2(p);
+            let d = dist2(node, p);
             // The used slots within reach go on the stack, the nearest last (popped next).
             let mut within = node.used_mask();
             let mut near = usize::MAX;
@@ -324,17 +297,20 @@ impl<const N: usize> WideBvh<N> {
                 if d[i] <= best2 {
                     if near == usize::MAX || d[i] < dn {
                         if near != usize::MAX {
-                            stack.push((dn, node.child[near], node.count[near]));
+                            let (c, k) = node.slot(near);
+                            stack.push((dn, c, k));
                         }
                         near = i;
                         dn = d[i];
                     } else {
-                        stack.push((d[i], node.child[i], node.count[i]));
+                        let (c, k) = node.slot(i);
+                        stack.push((d[i], c, k));
                     }
                 }
             }
             if near != usize::MAX {
-                stack.push((dn, node.child[near], node.count[near]));
+                let (c, k) = node.slot(near);
+                stack.push((dn, c, k));
             }
             // Pop until an interior slot to descend into; leaves are visited on the way.
             loop {
@@ -406,7 +382,7 @@ impl<const N: usize> WideBvh<N> {
                 } else {
                     1.0
                 };
-                sum += ratio * f64::from(n.count[i].max(1));
+                sum += ratio * f64::from(n.slot(i).1.max(1));
             }
         }
         sum

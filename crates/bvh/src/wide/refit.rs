@@ -10,7 +10,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use raypick_primitives::Aabb;
 
-use super::{WideBvh, WideNode, EMPTY_SLOT};
+use super::{WideBvh, WideLayout, WideNode, EMPTY_SLOT};
 
 /// Primitive count from which the refit runs its leaf pass (and the input checks) with rayon.
 const PARALLEL_THRESHOLD: usize = 32 * 1024;
@@ -51,12 +51,19 @@ pub enum WideRefitError {
         /// One past its last position.
         end: usize,
     },
+    /// A node of a [`CompactBvh8`](super::CompactBvh8) got boxes spanning too much of the
+    /// f32 range to quantize (coordinates near `f32::MAX` in magnitude).
+    #[error("wide node {node}: boxes too large to quantize")]
+    OutOfRange {
+        /// The node.
+        node: usize,
+    },
 }
 
 /// True when the box is finite with `min <= max` on every axis. Non-short-circuit `&`:
 /// branch-free, so the check of a whole slice vectorizes.
 #[inline(always)]
-fn box_ok(b: &Aabb) -> bool {
+pub(crate) fn box_ok(b: &Aabb) -> bool {
     let mut ok = true;
     for a in 0..3 {
         ok &= b.min[a].is_finite() & b.max[a].is_finite() & (b.min[a] <= b.max[a]);
@@ -142,7 +149,7 @@ impl<const N: usize> WideNode<N> {
     }
 }
 
-impl<const N: usize> WideBvh<N> {
+impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// Refits the boxes after the primitives moved, keeping the tree's shape: `boxes` is
     /// indexed by original primitive index and `prim_indices` maps leaf-order positions to
     /// original indices (for a tree collapsed from a [`Bvh`](crate::Bvh), its
@@ -212,41 +219,55 @@ impl<const N: usize> WideBvh<N> {
     where
         F: Fn(Range<usize>) -> Aabb + Sync,
     {
-        if self.prim_count >= PARALLEL_THRESHOLD {
-            self.nodes
-                .par_iter_mut()
-                .with_min_len(64)
-                .try_for_each(|n| n.refit_leaves(&leaf_box))?;
-        } else {
-            for n in &mut self.nodes {
-                n.refit_leaves(&leaf_box)?;
-            }
-        }
-        self.refit_interior();
-        Ok(())
+        let parallel = self.prim_count >= PARALLEL_THRESHOLD;
+        L::refit_tree(&mut self.nodes, &leaf_box, parallel)
     }
+}
 
-    /// Sets every interior slot's box to the union of its child node's slots, children first.
-    fn refit_interior(&mut self) {
-        for ni in (0..self.nodes.len()).rev() {
-            let (head, tail) = self.nodes.split_at_mut(ni + 1);
-            let node = &mut head[ni];
-            for slot in 0..N {
-                if node.count[slot] != 0 || node.child[slot] == EMPTY_SLOT {
-                    continue;
-                }
-                // Children come after their parents (a type invariant), so `c > ni`.
-                let Some(child) = (node.child[slot] as usize)
-                    .checked_sub(ni + 1)
-                    .and_then(|c| tail.get(c))
-                else {
-                    continue;
-                };
-                let (lo, hi) = child.union_all();
-                for a in 0..3 {
-                    node.bounds[a][slot] = lo[a];
-                    node.bounds[3 + a][slot] = hi[a];
-                }
+/// The plain layout's refit: every leaf slot from `leaf_box` (in parallel when `parallel`),
+/// then the interior slots bottom-up.
+pub(crate) fn refit_plain<const N: usize, F>(
+    nodes: &mut [WideNode<N>],
+    leaf_box: &F,
+    parallel: bool,
+) -> Result<(), WideRefitError>
+where
+    F: Fn(Range<usize>) -> Aabb + Sync,
+{
+    if parallel {
+        nodes
+            .par_iter_mut()
+            .with_min_len(64)
+            .try_for_each(|n| n.refit_leaves(leaf_box))?;
+    } else {
+        for n in nodes.iter_mut() {
+            n.refit_leaves(leaf_box)?;
+        }
+    }
+    refit_interior(nodes);
+    Ok(())
+}
+
+/// Sets every interior slot's box to the union of its child node's slots, children first.
+fn refit_interior<const N: usize>(nodes: &mut [WideNode<N>]) {
+    for ni in (0..nodes.len()).rev() {
+        let (head, tail) = nodes.split_at_mut(ni + 1);
+        let node = &mut head[ni];
+        for slot in 0..N {
+            if node.count[slot] != 0 || node.child[slot] == EMPTY_SLOT {
+                continue;
+            }
+            // Children come after their parents (a type invariant), so `c > ni`.
+            let Some(child) = (node.child[slot] as usize)
+                .checked_sub(ni + 1)
+                .and_then(|c| tail.get(c))
+            else {
+                continue;
+            };
+            let (lo, hi) = child.union_all();
+            for a in 0..3 {
+                node.bounds[a][slot] = lo[a];
+                node.bounds[3 + a][slot] = hi[a];
             }
         }
     }

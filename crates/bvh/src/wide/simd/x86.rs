@@ -11,12 +11,13 @@ use raypick_primitives::WatertightRay;
 
 use crate::wide::traverse::{run_kernel, Kernel, Mode, RayK, RayVisitor};
 use crate::wide::triangle::{BlockHits, LaneMasks};
-use crate::wide::{SimdPath, WideBvh, WideNode};
+use crate::wide::{CompactNode8, SimdPath, WideBvh, WideNode};
 
 /// True when the CPU has AVX2 (std caches the detection).
 #[inline]
 pub(crate) fn avx2_available() -> bool {
-    is_x86_feature_detected!("avx2")
+    // The compact kernel's plane is one FMA; every AVX2 CPU has it, but check.
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
 
 /// Four slots `off .. off + 4` of `node` with SSE (baseline on x86_64); writes their entry
@@ -59,9 +60,77 @@ fn sse_lanes<const N: usize, const PAD_NEG: bool>(
     _mm_movemask_ps(_mm_cmple_ps(near, far)) as u32
 }
 
+/// Four slots `off .. off + 4` of a compact node with SSE2: each plane is dequantized as
+/// the scalar `origin + q * step` (bytes widened to i32 and converted: exact; the product is
+/// exact, so multiply-then-add rounds once, as the scalar code), then tested as
+/// [`sse_lanes`] does.
+#[target_feature(enable = "sse2")]
+#[inline]
+fn sse_lanes_compact<const PAD_NEG: bool>(
+    node: &CompactNode8,
+    off: usize,
+    r: &RayK,
+    t_min: f32,
+    t_max: f32,
+    dist: &mut [f32; 8],
+) -> u32 {
+    let zero = _mm_setzero_si128();
+    let plane = |row: &[u8; 8], a: usize| {
+        let mut bytes = [0u8; 4];
+        bytes.copy_from_slice(&row[off & 4..(off & 4) + 4]);
+        let v = _mm_cvtsi32_si128(i32::from_le_bytes(bytes));
+        let v = _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, zero), zero);
+        let q = _mm_cvtepi32_ps(v);
+        _mm_add_ps(
+            _mm_set1_ps(node.origin[a]),
+            _mm_mul_ps(q, _mm_set1_ps(node.step[a])),
+        )
+    };
+    let mut near = _mm_set1_ps(t_min);
+    let mut far = _mm_set1_ps(t_max);
+    for a in 0..3 {
+        let o = _mm_set1_ps(r.o[a]);
+        let inv = _mm_set1_ps(r.inv[a]);
+        let np = plane(&node.q[r.near_row(a)], a);
+        let fp = plane(&node.q[r.far_row(a)], a);
+        let tn = _mm_mul_ps(_mm_sub_ps(np, o), inv);
+        let d = _mm_sub_ps(fp, o);
+        let up = _mm_mul_ps(d, _mm_set1_ps(r.inv_up[a]));
+        let tf = if PAD_NEG {
+            _mm_max_ps(up, _mm_mul_ps(d, _mm_set1_ps(r.inv_down[a])))
+        } else {
+            up
+        };
+        near = _mm_max_ps(tn, near);
+        far = _mm_min_ps(tf, far);
+    }
+    let out = &mut dist[off & 4..(off & 4) + 4];
+    // SAFETY: `out` holds 4 f32s; `storeu` has no alignment requirement.
+    unsafe { _mm_storeu_ps(out.as_mut_ptr(), near) };
+    _mm_movemask_ps(_mm_cmple_ps(near, far)) as u32
+}
+
 /// The SSE kernel.
 #[derive(Clone, Copy, Debug)]
 struct Sse;
+
+impl Kernel<8, CompactNode8> for Sse {
+    #[inline(always)]
+    fn test<const PAD_NEG: bool>(
+        self,
+        node: &CompactNode8,
+        r: &RayK,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]) {
+        let mut dist = [0.0; 8];
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let lo = unsafe { sse_lanes_compact::<PAD_NEG>(node, 0, r, t_min, t_max, &mut dist) };
+        // SAFETY: as above.
+        let hi = unsafe { sse_lanes_compact::<PAD_NEG>(node, 4, r, t_min, t_max, &mut dist) };
+        ((lo | (hi << 4)) & node.used, dist)
+    }
+}
 
 impl Kernel<4> for Sse {
     #[inline(always)]
@@ -135,6 +204,52 @@ fn avx2_test8<const PAD_NEG: bool>(
     (m, dist)
 }
 
+/// Eight slots of a compact node with AVX2 and FMA: each plane is dequantized in one FMA,
+/// `origin + q * step` rounded once (the product is exact, so this is the scalar
+/// multiply-then-add bit for bit), then tested as [`avx2_test8`] does.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn avx2_test8_compact<const PAD_NEG: bool>(
+    node: &CompactNode8,
+    r: &RayK,
+    t_min: f32,
+    t_max: f32,
+) -> (u32, [f32; 8]) {
+    let plane = |row: &[u8; 8], a: usize| {
+        let q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set1_epi64x(i64::from_le_bytes(
+            *row,
+        ))));
+        _mm256_fmadd_ps(
+            q,
+            _mm256_set1_ps(node.step[a]),
+            _mm256_set1_ps(node.origin[a]),
+        )
+    };
+    let mut near = _mm256_set1_ps(t_min);
+    let mut far = _mm256_set1_ps(t_max);
+    for a in 0..3 {
+        let o = _mm256_set1_ps(r.o[a]);
+        let inv = _mm256_set1_ps(r.inv[a]);
+        let np = plane(&node.q[r.near_row(a)], a);
+        let fp = plane(&node.q[r.far_row(a)], a);
+        let tn = _mm256_mul_ps(_mm256_sub_ps(np, o), inv);
+        let d = _mm256_sub_ps(fp, o);
+        let up = _mm256_mul_ps(d, _mm256_set1_ps(r.inv_up[a]));
+        let tf = if PAD_NEG {
+            _mm256_max_ps(up, _mm256_mul_ps(d, _mm256_set1_ps(r.inv_down[a])))
+        } else {
+            up
+        };
+        near = _mm256_max_ps(tn, near);
+        far = _mm256_min_ps(tf, far);
+    }
+    let mut dist = [0.0f32; 8];
+    // SAFETY: `dist` holds 8 f32s; `storeu` has no alignment requirement.
+    unsafe { _mm256_storeu_ps(dist.as_mut_ptr(), near) };
+    let m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(near, far)) as u32;
+    (m & node.used, dist)
+}
+
 /// [`Kernel::ranks`] for 8 slots with AVX2, every slot at once: for each slot `j` in turn,
 /// the slots `i` it counts against (`dist[j] > dist[i]`, or equal with `j < i`) add one. The
 /// slots not in `mask` get a NaN distance first, which no comparison counts: 8 steps of 5
@@ -167,8 +282,8 @@ fn avx2_ranks(dist: &[f32; 8], mask: u32) -> [u32; 8] {
     out
 }
 
-/// The AVX2 kernel. A value exists only inside [`run8_avx2`], which runs only after AVX2
-/// was detected.
+/// The AVX2 kernel. A value exists only inside [`run8_avx2`] and [`run8c_avx2`], which run
+/// only after AVX2 and FMA were detected.
 #[derive(Clone, Copy, Debug)]
 struct Avx2(());
 
@@ -192,6 +307,35 @@ impl Kernel<8> for Avx2 {
     }
 }
 
+impl Kernel<8, CompactNode8> for Avx2 {
+    #[inline(always)]
+    fn test<const PAD_NEG: bool>(
+        self,
+        node: &CompactNode8,
+        r: &RayK,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]) {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA (see the type's doc).
+        unsafe { avx2_test8_compact::<PAD_NEG>(node, r, t_min, t_max) }
+    }
+
+    #[inline(always)]
+    fn ranks(self, dist: &[f32; 8], mask: u32) -> [u32; 8] {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
+        unsafe { avx2_ranks(dist, mask) }
+    }
+}
+
+/// The traversal loop over compact nodes compiled with AVX2 and FMA enabled.
+#[target_feature(enable = "avx2,fma")]
+fn run8c_avx2<F>(nodes: &[CompactNode8], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
+where
+    F: RayVisitor,
+{
+    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
+}
+
 /// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
 #[target_feature(enable = "avx2")]
 fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
@@ -204,16 +348,10 @@ where
 /// The traversal loop on the SSE kernel for `$n`-wide trees, kept out of line so that the
 /// dispatch in `run4` and `run8` inlines into the caller without the loop's large frame.
 macro_rules! run_sse {
-    ($name:ident, $n:literal) => {
+    ($name:ident, $n:literal, $layout:ty) => {
         #[inline(never)]
-        fn $name<F>(
-            nodes: &[WideNode<$n>],
-            r: &RayK,
-            t_min: f32,
-            t_max: f32,
-            mode: Mode,
-            leaf: &mut F,
-        ) where
+        fn $name<F>(nodes: &[$layout], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
+        where
             F: RayVisitor,
         {
             run_kernel!($n, Sse, nodes, r, t_min, t_max, mode, leaf)
@@ -221,8 +359,9 @@ macro_rules! run_sse {
     };
 }
 
-run_sse!(run4_sse, 4);
-run_sse!(run8_sse, 8);
+run_sse!(run4_sse, 4, WideNode<4>);
+run_sse!(run8_sse, 8, WideNode<8>);
+run_sse!(run8c_sse, 8, CompactNode8);
 
 /// Traverses a 4-wide tree with SSE when `simd` proves a SIMD path (for `Avx2` too). Returns
 /// false, having done nothing, for `None` (the scalar path, or an unavailable `Avx2`): the
@@ -268,6 +407,32 @@ where
             run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
         },
         Some(CpuPath { avx2: false }) => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
+        None => return false,
+    }
+    true
+}
+
+/// Traverses a compact 8-wide tree with AVX2 or SSE as `simd` proves. Returns false, having
+/// done nothing, for `None` (see [`run4`]).
+#[inline(always)]
+pub(crate) fn run8c<F>(
+    simd: Option<CpuPath>,
+    bvh: &WideBvh<8, CompactNode8>,
+    r: &RayK,
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    leaf: &mut F,
+) -> bool
+where
+    F: RayVisitor,
+{
+    match simd {
+        // SAFETY: an `CpuPath` with `avx2` set is made only when the CPU has AVX2 and FMA.
+        Some(CpuPath { avx2: true }) => unsafe {
+            run8c_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
+        },
+        Some(CpuPath { avx2: false }) => run8c_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
         None => return false,
     }
     true
