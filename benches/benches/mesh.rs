@@ -22,6 +22,7 @@ use parry3d::query::PointQuery;
 use parry3d::shape::TriMesh;
 use raypick_benches::{parse_list, rng::SplitMix64, BenchRay, MeshData, RaySet, Workload};
 use raypick_primitives::{Aabb, Point3, Ray, Sphere, Triangle};
+use raypick_query::mesh::MeshTree;
 use raypick_query::{Hit, Mesh, RayQuery};
 
 /// Cycles through `items` one chunk per call.
@@ -221,12 +222,18 @@ fn mesh_update(c: &mut Criterion) {
             .collect();
         let leaf_order: Vec<Aabb> = prims.iter().map(|&p| boxes[p as usize]).collect();
         g.bench_function(BenchmarkId::new("wide_refit", w.name()), |b| {
-            b.iter(|| wide.refit(&prims, black_box(&boxes)).expect("refit"));
+            b.iter(|| match &mut wide {
+                MeshTree::Plain(t) => t.refit(&prims, black_box(&boxes)).expect("refit"),
+                MeshTree::Compact(t) => t.refit(&prims, black_box(&boxes)).expect("refit"),
+            });
         });
         g.bench_function(BenchmarkId::new("wide_refit_leaf_order", w.name()), |b| {
             b.iter(|| {
-                wide.refit_leaf_order(black_box(&leaf_order))
-                    .expect("refit")
+                match &mut wide {
+                    MeshTree::Plain(t) => t.refit_leaf_order(black_box(&leaf_order)),
+                    MeshTree::Compact(t) => t.refit_leaf_order(black_box(&leaf_order)),
+                }
+                .expect("refit")
             });
         });
         g.finish();

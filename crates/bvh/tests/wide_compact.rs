@@ -301,3 +301,24 @@ fn unquantizable_input_is_a_named_error() {
         other => panic!("expected LeafTooLarge, got {other:?}"),
     }
 }
+
+#[test]
+fn from_compact_keeps_the_shape_and_refits_back_to_the_plain_tree() {
+    let mut rng = Rng::new(8);
+    for n in [0, 1, 9, 500] {
+        let boxes = random_boxes(&mut rng, n, 10.0, 1.0);
+        let (bvh, wide, compact) = compacts(&boxes, &BuildConfig::balanced());
+        let mut back = Bvh8::from_compact(&compact);
+        back.validate().unwrap();
+        assert_eq!(back.leaf_ranges(), wide.leaf_ranges(), "n={n}");
+        for (b, c) in back.nodes().iter().zip(compact.nodes()) {
+            for i in 0..8 {
+                assert_eq!(b.child(i), c.child(i));
+                assert_eq!(b.child_aabb(i), c.child_aabb(i));
+            }
+        }
+        back.refit_with(|r| union(&boxes, bvh.prim_indices(), r))
+            .unwrap();
+        assert_eq!(back, wide, "n={n}");
+    }
+}

@@ -5,12 +5,13 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use raypick_bvh::wide::{WideChild, WideStats};
+use raypick_bvh::wide::{WideChild, WideLayout, WideStats};
 use raypick_io::LoadedScene;
 use raypick_primitives::{
     Aabb, Cull, Point3, Ray, RayAabbPrecomp, Real, Unit, Vector3, WatertightRay,
 };
 use raypick_query::camera::{Camera, Viewport};
+use raypick_query::mesh::MeshTree;
 use raypick_query::scene::{InstanceId, MeshId, Pick, PickOptions, Scene, SceneHit, SceneQuery};
 use raypick_query::{Mesh, RayQuery};
 
@@ -186,53 +187,59 @@ impl World {
     /// Nearest child first with pruning by the closest hit so far, as the real query does.
     pub fn traversal_cost(&self, ray: &Ray) -> (u32, u32) {
         let Ok(flat) = self.flat() else { return (0, 0) };
-        let wide = flat.mesh.wide_bvh();
-        let nodes = wide.nodes();
-        if nodes.is_empty() {
-            return (0, 0);
+        match flat.mesh.wide_bvh() {
+            MeshTree::Plain(t) => traversal_cost_in(t.nodes(), flat, ray),
+            MeshTree::Compact(t) => traversal_cost_in(t.nodes(), flat, ray),
         }
-        let pre = RayAabbPrecomp::new(ray);
-        let wt = WatertightRay::new(ray);
-        let order = flat.mesh.prim_indices();
-        let mut t_max = Real::INFINITY;
-        let mut visited = 0u32;
-        let mut tested = 0u32;
-        // Pending slots: (what the slot holds, entry distance).
-        let mut stack: Vec<(WideChild, Real)> = Vec::new();
-        let mut push_children = |node: usize, t_max: Real, stack: &mut Vec<(WideChild, Real)>| {
-            let n = &nodes[node];
-            let k = n.child_count();
-            visited += k as u32;
-            let mut hits: Vec<(WideChild, Real)> = (0..k)
-                .filter_map(|i| {
-                    pre.intersect_robust(&n.child_aabb(i), 0.0, t_max)
-                        .map(|(t, _)| (n.child(i), t))
-                })
-                .collect();
-            // Farthest first, so the nearest is popped next.
-            hits.sort_by(|a, b| b.1.total_cmp(&a.1));
-            stack.extend(hits);
-        };
-        push_children(0, t_max, &mut stack);
-        while let Some((child, t_enter)) = stack.pop() {
-            if t_enter > t_max {
-                continue; // pruned by a hit found after it was pushed
-            }
-            match child {
-                WideChild::Leaf(range) => {
-                    for pos in range {
-                        tested += 1;
-                        let [a, b, c] =
-                            flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
-                        if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
-                            t_max = h.t;
-                        }
+    }
+}
+
+/// [`World::traversal_cost`] over the nodes of either layout.
+fn traversal_cost_in<L: WideLayout<8>>(nodes: &[L], flat: &Flat, ray: &Ray) -> (u32, u32) {
+    if nodes.is_empty() {
+        return (0, 0);
+    }
+    let pre = RayAabbPrecomp::new(ray);
+    let wt = WatertightRay::new(ray);
+    let order = flat.mesh.prim_indices();
+    let mut t_max = Real::INFINITY;
+    let mut visited = 0u32;
+    let mut tested = 0u32;
+    // Pending slots: (what the slot holds, entry distance).
+    let mut stack: Vec<(WideChild, Real)> = Vec::new();
+    let mut push_children = |node: usize, t_max: Real, stack: &mut Vec<(WideChild, Real)>| {
+        let n = &nodes[node];
+        let k = n.child_count();
+        visited += k as u32;
+        let mut hits: Vec<(WideChild, Real)> = (0..k)
+            .filter_map(|i| {
+                pre.intersect_robust(&n.child_aabb(i), 0.0, t_max)
+                    .map(|(t, _)| (n.child(i), t))
+            })
+            .collect();
+        // Farthest first, so the nearest is popped next.
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1));
+        stack.extend(hits);
+    };
+    push_children(0, t_max, &mut stack);
+    while let Some((child, t_enter)) = stack.pop() {
+        if t_enter > t_max {
+            continue; // pruned by a hit found after it was pushed
+        }
+        match child {
+            WideChild::Leaf(range) => {
+                for pos in range {
+                    tested += 1;
+                    let [a, b, c] =
+                        flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
+                    if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
+                        t_max = h.t;
                     }
                 }
-                WideChild::Node(c) => push_children(c, t_max, &mut stack),
-                WideChild::Empty => {}
             }
+            WideChild::Node(c) => push_children(c, t_max, &mut stack),
+            WideChild::Empty => {}
         }
-        (visited, tested)
     }
+    (visited, tested)
 }

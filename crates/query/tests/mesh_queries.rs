@@ -12,6 +12,7 @@ use raypick_primitives::{
     frustum_triangle, point_triangle, triangle_aabb, triangle_obb, triangle_sphere, Aabb,
     Classification, DepthRange, Frustum, Obb, Point3, Sphere, Triangle, Vector3,
 };
+use raypick_query::mesh::NodeLayout;
 use raypick_query::{FrustumSelection, Mesh, RayQuery};
 
 fn triangle(m: &TestMesh, i: usize) -> Triangle {
@@ -190,6 +191,14 @@ fn check_overlaps(m: &TestMesh, mesh: &Mesh, n: usize, seed: u64) {
     assert!(selected > 0);
 }
 
+/// `m` with compact nodes.
+fn compact(m: &TestMesh) -> Mesh {
+    let mut mesh = m.mesh();
+    mesh.set_node_layout(NodeLayout::Compact).unwrap();
+    assert_eq!(mesh.node_layout(), NodeLayout::Compact);
+    mesh
+}
+
 fn meshes() -> Vec<TestMesh> {
     vec![
         soup(2000, 0.05, 5),
@@ -203,6 +212,7 @@ fn meshes() -> Vec<TestMesh> {
 fn nearest_point_matches_brute_force() {
     for (k, m) in meshes().iter().enumerate() {
         check_nearest(m, &m.mesh(), scale(600, 50_000), 1000 + k as u64);
+        check_nearest(m, &compact(m), scale(300, 50_000), 1500 + k as u64);
     }
 }
 
@@ -210,6 +220,7 @@ fn nearest_point_matches_brute_force() {
 fn overlaps_match_brute_force() {
     for (k, m) in meshes().iter().enumerate() {
         check_overlaps(m, &m.mesh(), scale(60, 5_000), 2000 + k as u64);
+        check_overlaps(m, &compact(m), scale(30, 5_000), 2500 + k as u64);
     }
 }
 
@@ -236,7 +247,7 @@ fn update_positions_then_oracle_again() {
         let wide = mesh.wide_bvh();
         assert_eq!(wide.validate().unwrap().prim_count, m.triangles.len());
         let prims = mesh.prim_indices();
-        for node in wide.nodes() {
+        for node in wide.as_plain().unwrap().nodes() {
             for slot in 0..8 {
                 if let WideChild::Leaf(r) = node.child(slot) {
                     let tight = prims[r]
@@ -302,7 +313,7 @@ fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
         assert_eq!(corners, m.tri(orig as usize));
     }
     let prims = mesh.prim_indices();
-    for node in mesh.wide_bvh().nodes() {
+    for node in mesh.wide_bvh().as_plain().unwrap().nodes() {
         for slot in 0..8 {
             if let WideChild::Leaf(r) = node.child(slot) {
                 let tight = prims[r].iter().fold(Aabb::EMPTY, |b, &t| {

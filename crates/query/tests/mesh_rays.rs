@@ -8,6 +8,7 @@ mod mesh_util;
 use mesh_util::*;
 use rayon::prelude::*;
 use raypick_primitives::{ray_triangle, Cull, Ray, Triangle};
+use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, RayQuery};
 
 #[derive(Default, Clone, Copy, Debug)]
@@ -186,6 +187,8 @@ fn check_ray(m: &TestMesh, mesh: &Mesh, ray: &Ray, q: &RayQuery, all: &mut Vec<H
 
 fn run(m: &TestMesh, rays: &[Ray], label: &str) -> Stats {
     let mesh = m.mesh();
+    let mut compact = mesh.clone();
+    compact.set_node_layout(NodeLayout::Compact).unwrap();
     let q_default = RayQuery::default();
     let stats = rays
         .par_iter()
@@ -201,6 +204,11 @@ fn run(m: &TestMesh, rays: &[Ray], label: &str) -> Stats {
                     _ => q_default.with_cull(Cull::Front),
                 };
                 let r = check_ray(m, &mesh, ray, &q, &mut all);
+                // The compact node layout answers exactly as the plain one.
+                let hit = mesh.closest_hit(ray, &q);
+                assert_eq!(compact.closest_hit(ray, &q), hit, "compact: {ray:?}");
+                assert_eq!(compact.any_hit(ray, &q), mesh.any_hit(ray, &q), "compact");
+                assert_eq!(compact.all_hits(ray, &q), mesh.all_hits(ray, &q), "compact");
                 (s.add(r), all)
             },
         )

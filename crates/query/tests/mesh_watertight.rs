@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use mesh_util::*;
 use raypick_primitives::{Point3, Ray, Vector3};
+use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, RayQuery};
 
 #[derive(Default, Debug)]
@@ -29,6 +30,8 @@ struct Figures {
 struct Shooter<'a> {
     m: &'a TestMesh,
     mesh: Mesh,
+    /// The same mesh with compact nodes: it must answer exactly as `mesh`.
+    compact: Mesh,
     convex: bool,
     /// For a non-convex mesh: true when a point lies outside the solid.
     outside: Option<fn(&Point3<f32>) -> bool>,
@@ -73,6 +76,11 @@ impl<'a> Shooter<'a> {
         Self {
             m,
             mesh: m.mesh(),
+            compact: {
+                let mut c = m.mesh();
+                c.set_node_layout(NodeLayout::Compact).unwrap();
+                c
+            },
             convex,
             outside,
             face_normals,
@@ -97,6 +105,18 @@ impl<'a> Shooter<'a> {
         self.fig.rays += 1;
         let q = RayQuery::default();
         let hit = self.mesh.closest_hit(&ray, &q);
+        // The compact node layout answers exactly as the plain one, grazing rays included.
+        assert_eq!(self.compact.closest_hit(&ray, &q), hit, "compact: {ray:?}");
+        assert_eq!(
+            self.compact.any_hit(&ray, &q),
+            hit.is_some(),
+            "compact: {ray:?}"
+        );
+        assert_eq!(
+            self.compact.all_hits(&ray, &q),
+            self.mesh.all_hits(&ray, &q),
+            "compact: {ray:?}"
+        );
         let Some(h) = hit else {
             self.fig.leaks += 1;
             note!(self, "  LEAK {}: {ray:?}", self.m.name);

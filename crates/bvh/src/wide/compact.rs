@@ -324,3 +324,36 @@ impl CompactBvh8 {
         })
     }
 }
+
+impl WideBvh<8> {
+    /// The plain form of a compact tree: same shape and leaf ranges, each slot box the
+    /// stored (dequantized) one, which contains the exact box it was made from. Refit it
+    /// ([`WideBvh::refit_with`]) to tighten the boxes again. O(nodes).
+    #[must_use]
+    pub fn from_compact(compact: &CompactBvh8) -> Self {
+        let src = compact.nodes();
+        let mut nodes = if std::mem::size_of_val(src) * 2 >= super::simd::HUGE_PAGE_MIN_BYTES {
+            super::huge_page_vec(src.len())
+        } else {
+            Vec::with_capacity(src.len())
+        };
+        nodes.extend(src.iter().map(|c| {
+            let mut n = WideNode::<8>::EMPTY;
+            for i in 0..c.child_count() {
+                let b = c.child_aabb(i);
+                for a in 0..3 {
+                    n.bounds[a][i] = b.min[a];
+                    n.bounds[3 + a][i] = b.max[a];
+                }
+                n.child[i] = c.child[i];
+                n.count[i] = u32::from(c.count[i]);
+            }
+            n
+        }));
+        WideBvh {
+            nodes,
+            prim_count: compact.len(),
+            depth: compact.depth(),
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! Errors of mesh construction, update and batch queries.
 
-use raypick_bvh::wide::WideRefitError;
+use raypick_bvh::wide::{CompactError, WideRefitError};
 use raypick_bvh::BuildError;
 
 /// Why a [`crate::Mesh`] could not be built or updated, or a batch query not run. Each
@@ -65,4 +65,8 @@ pub enum MeshError {
     /// successful update).
     #[error("BVH refit failed: {0}")]
     Refit(#[from] WideRefitError),
+    /// The tree cannot be stored in the compact node layout
+    /// ([`NodeLayout::Compact`](crate::mesh::NodeLayout::Compact)).
+    #[error("compact node layout: {0}")]
+    Compact(#[from] CompactError),
 }

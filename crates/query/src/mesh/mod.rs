@@ -8,6 +8,11 @@
 //! are stored in the tree's leaf order, 36 bytes each, so a leaf's triangles are contiguous,
 //! and laid out in rows for the SIMD kernel (`leaf_tris`); [`Mesh::prim_indices`] maps each
 //! leaf slot back to the original triangle index.
+//!
+//! Large meshes store the tree with compact nodes ([`NodeLayout`]): child boxes quantized to
+//! 8 bits per plane, 128 bytes per node instead of 256, so fewer cache misses per ray once
+//! the nodes outgrow the CPU's caches; the boxes stay conservative, so every answer is the
+//! same.
 
 mod all_hits;
 mod batch;
@@ -17,6 +22,7 @@ mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
+mod tree;
 
 use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
@@ -28,6 +34,8 @@ pub use error::MeshError;
 pub use nearest::NearestPoint;
 pub use overlap::FrustumSelection;
 pub use ray::{Hit, RayQuery};
+pub(crate) use tree::with_tree;
+pub use tree::{MeshTree, NodeLayout};
 
 /// A triangle mesh with a BVH, answering ray, nearest-point and overlap queries.
 ///
@@ -60,8 +68,8 @@ pub use ray::{Hit, RayQuery};
 /// ```
 #[derive(Clone, Debug)]
 pub struct Mesh {
-    /// The 8-wide tree every query traverses (SIMD box tests for rays).
-    wide: Bvh8,
+    /// The 8-wide tree every query traverses (SIMD box tests for rays), plain or compact.
+    wide: MeshTree,
     /// Leaf order: `prims[pos]` is the original index of the triangle in leaf slot `pos`.
     prims: Vec<u32>,
     /// Vertices of each triangle, in leaf order, and their degenerate flags.
@@ -128,6 +136,7 @@ impl Mesh {
         let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
         let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
         let tris = LeafTriangles::new(&tris, &wide.leaf_ranges());
+        let wide = MeshTree::new(wide, NodeLayout::Auto)?;
         Ok(Mesh {
             wide,
             prims,
@@ -213,17 +222,47 @@ impl Mesh {
         &self.indices
     }
 
-    /// The 8-wide tree every query traverses (the mesh's only tree): its leaf ranges are
+    /// The 8-wide tree every query traverses (the mesh's only tree), in its node layout
+    /// ([`MeshTree`], see [`Mesh::node_layout`]): its leaf ranges are
     /// leaf-order positions, mapped to triangles by [`Mesh::prim_indices`] and
     /// [`Mesh::leaf_triangles`].
     #[must_use]
-    pub fn wide_bvh(&self) -> &Bvh8 {
+    pub fn wide_bvh(&self) -> &MeshTree {
         &self.wide
+    }
+
+    /// The node layout of the mesh's tree: [`NodeLayout::Plain`] or [`NodeLayout::Compact`]
+    /// ([`NodeLayout::Auto`] decides at construction, by size).
+    #[must_use]
+    pub fn node_layout(&self) -> NodeLayout {
+        self.wide.layout()
+    }
+
+    /// Stores the tree in `layout` (for [`NodeLayout::Auto`], the one construction would
+    /// pick). Queries give the same answers in either; only speed and memory differ. Going
+    /// plain refits the boxes exactly from the triangles; going compact quantizes them.
+    ///
+    /// Errors, leaving the mesh unchanged: [`MeshError::Compact`] when the tree cannot be
+    /// stored compact (a leaf of more than 65,535 triangles, or coordinates near `f32::MAX`);
+    /// `Auto` then stays plain instead.
+    pub fn set_node_layout(&mut self, layout: NodeLayout) -> Result<(), MeshError> {
+        let plain = match &self.wide {
+            MeshTree::Plain(t) => t.clone(),
+            MeshTree::Compact(t) => {
+                let mut plain = Bvh8::from_compact(t);
+                let tris = &self.tris;
+                plain.refit_with(|r| tris.leaf_box(r))?;
+                plain
+            }
+        };
+        self.wide = MeshTree::new(plain, layout)?;
+        Ok(())
     }
 
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
     /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes
-    /// of padding, the 8-wide tree (256 bytes per node), and the struct itself.
+    /// of padding, the 8-wide tree (256 bytes per node, 128 when compact), and the struct
+    /// itself.
     /// [`Mesh::update_positions`] adds nothing.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
@@ -267,7 +306,7 @@ fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use raypick_bvh::wide::WideChild;
+    use raypick_bvh::wide::{CompactBvh8, WideChild};
 
     /// After `update_positions` the in-place wide refit keeps the tree's shape, without
     /// reallocating, and every slot box is exactly the union of what lies below it.
@@ -291,14 +330,28 @@ mod tests {
             }
         }
         let mut mesh = Mesh::new(grid(0.0), tris).unwrap();
+        assert_eq!(
+            mesh.node_layout(),
+            NodeLayout::Plain,
+            "a small mesh stays plain"
+        );
+        let mut compact = mesh.clone();
+        compact.set_node_layout(NodeLayout::Compact).unwrap();
         let leaves = mesh.wide.leaf_ranges();
         for lift in [1.0, -3.0, 0.25] {
-            let before = mesh.wide.nodes().as_ptr();
+            let before = mesh.wide.as_plain().unwrap().nodes().as_ptr();
+            let before_c = compact.wide.as_compact().unwrap().nodes().as_ptr();
             mesh.update_positions(&grid(lift)).unwrap();
-            assert_eq!(mesh.wide.nodes().as_ptr(), before, "no reallocation");
+            compact.update_positions(&grid(lift)).unwrap();
+            let plain = mesh.wide.as_plain().unwrap();
+            assert_eq!(plain.nodes().as_ptr(), before, "no reallocation");
+            let c = compact.wide.as_compact().unwrap();
+            assert_eq!(c.nodes().as_ptr(), before_c, "no reallocation");
             assert_eq!(mesh.wide.leaf_ranges(), leaves, "same shape");
+            assert_eq!(compact.wide.leaf_ranges(), leaves, "same shape");
             mesh.wide.validate().unwrap();
-            for node in mesh.wide.nodes() {
+            compact.wide.validate().unwrap();
+            for node in plain.nodes() {
                 for slot in 0..8 {
                     let tight = match node.child(slot) {
                         WideChild::Empty => continue,
@@ -306,12 +359,19 @@ mod tests {
                             b.union(&Triangle::new(t[0], t[1], t[2]).aabb())
                         }),
                         WideChild::Node(c) => (0..8)
-                            .map(|i| mesh.wide.nodes()[c].child_aabb(i))
+                            .map(|i| plain.nodes()[c].child_aabb(i))
                             .fold(Aabb::EMPTY, |b, c| b.union(&c)),
                     };
                     assert_eq!(node.child_aabb(slot), tight, "lift {lift}");
                 }
             }
+            // The compact refit is the compact form of the exact plain refit.
+            assert_eq!(*c, CompactBvh8::from_wide(plain).unwrap(), "lift {lift}");
         }
+        // And back: plain again, exactly the plain mesh's tree.
+        compact.set_node_layout(NodeLayout::Plain).unwrap();
+        assert_eq!(compact.wide, mesh.wide);
+        compact.set_node_layout(NodeLayout::Auto).unwrap();
+        assert_eq!(compact.node_layout(), NodeLayout::Plain);
     }
 }

@@ -8,7 +8,7 @@ use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::leaf_tris::{Slot, GROUP};
-use super::Mesh;
+use super::{with_tree, Mesh};
 
 /// The interval and face culling of a ray query.
 ///
@@ -329,8 +329,7 @@ fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Sl
         lanes: BlockHits::default(),
         sink: c,
     };
-    mesh.wide
-        .traverse_prepared(true, &k.tr, query.t_min, query.t_max, &mut v);
+    with_tree!(&mesh.wide, t => t.traverse_prepared(true, &k.tr, query.t_min, query.t_max, &mut v));
     v.sink.best
 }
 
@@ -454,15 +453,14 @@ fn any_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> bool {
         lanes: BlockHits::default(),
         sink: a,
     };
-    mesh.wide
-        .traverse_prepared(false, &k.tr, t_min, query.t_max, &mut v);
+    with_tree!(&mesh.wide, t => t.traverse_prepared(false, &k.tr, t_min, query.t_max, &mut v));
     v.sink.found
 }
 
 #[inline(always)]
 fn all_k(mesh: &Mesh, ray: &Ray, k: &RayKernel, query: &RayQuery, out: &mut Vec<Hit>) {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-    mesh.wide.traverse_ray(ray, t_min, t_max, |range, _| {
+    with_tree!(&mesh.wide, t => t.traverse_ray(ray, t_min, t_max, |range, _| {
         for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
             if let Some(h) = k.intersect(&tri, t_min, t_max, cull) {
                 if !mesh.is_degenerate_at(pos) {
@@ -471,7 +469,7 @@ fn all_k(mesh: &Mesh, ray: &Ray, k: &RayKernel, query: &RayQuery, out: &mut Vec<
             }
         }
         ControlFlow::Continue(())
-    });
+    }));
 }
 
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
