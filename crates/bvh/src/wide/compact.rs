@@ -78,18 +78,28 @@ fn pow2(e: i32) -> f32 {
 }
 
 /// The smallest power-of-two step (a normal f32) with `origin + 255 * step >= hi` as
-/// dequantized; `None` when no finite one exists.
-fn step_for(origin: f32, hi: f32) -> Option<f32> {
-    let ext = f64::from(hi) - f64::from(origin);
-    let mut e = if ext > 0.0 {
-        ((ext / 255.0).log2().ceil() as i32).clamp(-126, 127)
-    } else {
+/// dequantized, and its inverse (exact); `None` when no finite one exists.
+#[inline]
+fn step_for(origin: f32, hi: f32) -> Option<(f32, f32)> {
+    // The exponent of (hi - origin) / 255, from its bits: a step a little too small is
+    // corrected by the loop, which then runs once or twice.
+    let x = (hi - origin) * (1.0 / 255.0);
+    let mut e = if x.is_finite() && x > 0.0 {
+        let bits = x.to_bits();
+        // Rounded up to a power of two: one more when x is not one already.
+        ((bits >> 23) as i32 - 127 + i32::from(bits & 0x7f_ffff != 0)).max(-126)
+    } else if x.is_finite() {
         -126
+    } else {
+        // The extent overflows f32: start from the largest steps.
+        120
     };
     loop {
-        let top = dequantize(origin, 255, pow2(e));
+        let step = pow2(e);
+        let top = dequantize(origin, 255, step);
         if top >= hi && top.is_finite() {
-            return Some(pow2(e));
+            // 1 / 2^e is 2^-e, exact (a subnormal at worst for e = 127).
+            return Some((step, 1.0 / step));
         }
         if e >= 127 || !top.is_finite() {
             return None;
@@ -98,38 +108,50 @@ fn step_for(origin: f32, hi: f32) -> Option<f32> {
     }
 }
 
-/// The largest byte whose plane is at most `v` (0 qualifies: `origin <= v`).
-#[inline]
-fn quantize_down(origin: f32, step: f32, v: f32) -> u8 {
-    let est = ((v - origin) / step).floor();
-    let mut q = if est >= 255.0 {
-        255
-    } else if est > 0.0 {
-        est as u8
-    } else {
-        0
-    };
-    while q > 0 && dequantize(origin, q, step) > v {
-        q -= 1;
+/// The bytes of one row of planes `v` (all 8 lanes): the largest `q` whose plane is at most
+/// `v` (`DOWN`, a min row), or the smallest at least `v` (a max row); `v` must lie within
+/// `origin ..= origin + 255 * step` as dequantized. The estimate from `(v - origin) / step`
+/// is off by at most one from rounding, and so is the dequantized plane; two branch-free
+/// corrections per lane fix both (written lane by lane over fixed arrays, so the compiler
+/// vectorizes them), and a final check (which finds nothing in practice) makes it certain.
+#[inline(always)]
+fn quantize_row<const DOWN: bool>(origin: f32, step: f32, inv: f32, v: &[f32; 8]) -> [u8; 8] {
+    let mut q = [0i32; 8];
+    for (q, &x) in q.iter_mut().zip(v) {
+        let t = ((x - origin) * inv).clamp(0.0, 255.0);
+        // Truncation is floor here (t >= 0); rounded up for a max plane.
+        let f = t as i32;
+        *q = if DOWN {
+            f
+        } else {
+            f + i32::from((f as f32) < t)
+        };
     }
-    q
-}
-
-/// The smallest byte whose plane is at least `v` (255 qualifies: see [`step_for`]).
-#[inline]
-fn quantize_up(origin: f32, step: f32, v: f32) -> u8 {
-    let est = ((v - origin) / step).ceil();
-    let mut q = if est >= 255.0 {
-        255
-    } else if est > 0.0 {
-        est as u8
-    } else {
-        0
-    };
-    while q < 255 && dequantize(origin, q, step) < v {
-        q += 1;
+    for _ in 0..2 {
+        for (q, &x) in q.iter_mut().zip(v) {
+            let p = origin + *q as f32 * step;
+            *q = if DOWN {
+                (*q - i32::from(p > x)).max(0)
+            } else {
+                (*q + i32::from(p < x)).min(255)
+            };
+        }
     }
-    q
+    let mut out = [0u8; 8];
+    for ((o, &q), &x) in out.iter_mut().zip(&q).zip(v) {
+        let mut q = q.clamp(0, 255) as u8;
+        if DOWN {
+            while q > 0 && dequantize(origin, q, step) > x {
+                q -= 1;
+            }
+        } else {
+            while q < 255 && dequantize(origin, q, step) < x {
+                q += 1;
+            }
+        }
+        *o = q;
+    }
+    out
 }
 
 impl CompactNode8 {
@@ -142,18 +164,40 @@ impl CompactNode8 {
         used: 0,
     };
 
-    /// Sets the boxes of the used slots `0..boxes.len()` (finite, `min <= max`), choosing
-    /// the node's origins and steps; `None` when they span too much to quantize.
+    /// Sets the boxes of the used slots `0..boxes.len()` (finite, `min <= max`, at most 8),
+    /// choosing the node's origins and steps; `None` when they span too much to quantize.
     fn set_boxes(&mut self, boxes: &[Aabb]) -> Option<()> {
+        let k = boxes.len().min(8);
+        let first = boxes.first()?;
+        // Unused lanes repeat the first box: quantized for nothing, harmless (`used` masks
+        // them), and every lane stays in range, so the row code has no lane condition.
+        let mut rows = [[0.0f32; 8]; 6];
+        #[allow(clippy::needless_range_loop)] // one lane `i` across six rows
+        for i in 0..8 {
+            let b = boxes.get(i).unwrap_or(first);
+            for a in 0..3 {
+                rows[a][i] = b.min[a];
+                rows[3 + a][i] = b.max[a];
+            }
+        }
         for a in 0..3 {
-            let lo = boxes.iter().fold(f32::INFINITY, |m, b| m.min(b.min[a]));
-            let hi = boxes.iter().fold(f32::NEG_INFINITY, |m, b| m.max(b.max[a]));
-            let step = step_for(lo, hi)?;
+            let lo = rows[a]
+                .iter()
+                .fold(f32::INFINITY, |m, &x| if x < m { x } else { m });
+            let hi = rows[3 + a]
+                .iter()
+                .fold(f32::NEG_INFINITY, |m, &x| if x > m { x } else { m });
+            let (step, inv) = step_for(lo, hi)?;
             self.origin[a] = lo;
             self.step[a] = step;
-            for (i, b) in boxes.iter().enumerate() {
-                self.q[a][i] = quantize_down(lo, step, b.min[a]);
-                self.q[3 + a][i] = quantize_up(lo, step, b.max[a]);
+            self.q[a] = quantize_row::<true>(lo, step, inv, &rows[a]);
+            self.q[3 + a] = quantize_row::<false>(lo, step, inv, &rows[3 + a]);
+        }
+        // Unused lanes: a canonical inverted box, so equal trees compare equal.
+        for (a, row) in self.q.iter_mut().enumerate() {
+            let unused = if a < 3 { 255 } else { 0 };
+            for (i, q) in row.iter_mut().enumerate() {
+                *q = if i < k { *q } else { unused };
             }
         }
         Some(())

@@ -77,6 +77,10 @@ pub struct Mesh {
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
     indices: Vec<[u32; 3]>,
     vertex_count: usize,
+    /// The layout asked for: under [`NodeLayout::Auto`] a compact tree turns plain at the
+    /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
+    /// the fast one).
+    layout: NodeLayout,
 }
 
 impl Mesh {
@@ -143,6 +147,7 @@ impl Mesh {
             tris,
             indices,
             vertex_count: n,
+            layout: NodeLayout::Auto,
         })
     }
 
@@ -156,6 +161,11 @@ impl Mesh {
     /// leaf box of the 8-wide tree is recomputed from its triangles and the interior boxes
     /// bottom-up. O(triangles + nodes). Tree quality degrades when vertices move far;
     /// rebuild the mesh then.
+    ///
+    /// A tree [`NodeLayout::Auto`] made compact turns plain at the first update (its nodes
+    /// are allocated once, then refit in place): a moving mesh wants the fast refit. A tree
+    /// set compact explicitly is re-quantized bottom-up on one thread, about 5 times slower
+    /// than the plain refit on 1M triangles.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
             return Err(MeshError::VertexCountMismatch {
@@ -166,6 +176,14 @@ impl Mesh {
         check_positions(positions)?;
         self.tris.fill(&self.indices, positions);
         let tris = &self.tris;
+        if let (NodeLayout::Auto, MeshTree::Compact(c)) = (self.layout, &self.wide) {
+            // A moving mesh: plain nodes, whose refit is several times faster than
+            // re-quantizing (measured 16 against 80 ms on 1M triangles).
+            let mut plain = Bvh8::from_compact(c);
+            plain.refit_with(|r| tris.leaf_box(r))?;
+            self.wide = MeshTree::Plain(plain);
+            return Ok(());
+        }
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
         self.wide.refit_with(|r| tris.leaf_box(r))?;
@@ -246,6 +264,15 @@ impl Mesh {
     /// stored compact (a leaf of more than 65,535 triangles, or coordinates near `f32::MAX`);
     /// `Auto` then stays plain instead.
     pub fn set_node_layout(&mut self, layout: NodeLayout) -> Result<(), MeshError> {
+        self.set_layout_with(layout, NodeLayout::COMPACT_FROM_BYTES)
+    }
+
+    /// [`Mesh::set_node_layout`] with `Auto` going compact from `compact_from` bytes.
+    fn set_layout_with(
+        &mut self,
+        layout: NodeLayout,
+        compact_from: usize,
+    ) -> Result<(), MeshError> {
         let plain = match &self.wide {
             MeshTree::Plain(t) => t.clone(),
             MeshTree::Compact(t) => {
@@ -255,7 +282,8 @@ impl Mesh {
                 plain
             }
         };
-        self.wide = MeshTree::new(plain, layout)?;
+        self.wide = MeshTree::with_threshold(plain, layout, compact_from)?;
+        self.layout = layout;
         Ok(())
     }
 
@@ -373,5 +401,13 @@ mod tests {
         assert_eq!(compact.wide, mesh.wide);
         compact.set_node_layout(NodeLayout::Auto).unwrap();
         assert_eq!(compact.node_layout(), NodeLayout::Plain);
+        // Auto with a threshold this mesh passes: compact until the first update, then plain
+        // (and exactly the plain mesh's tree).
+        compact.set_layout_with(NodeLayout::Auto, 0).unwrap();
+        assert_eq!(compact.node_layout(), NodeLayout::Compact);
+        compact.update_positions(&grid(2.0)).unwrap();
+        mesh.update_positions(&grid(2.0)).unwrap();
+        assert_eq!(compact.node_layout(), NodeLayout::Plain);
+        assert_eq!(compact.wide, mesh.wide);
     }
 }

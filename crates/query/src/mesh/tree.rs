@@ -55,10 +55,19 @@ impl MeshTree {
     /// `plain` in `layout` (for [`NodeLayout::Auto`], by its node bytes). A tree the compact
     /// layout cannot hold stays plain under `Auto`; under `Compact` that is the error.
     pub(crate) fn new(plain: Bvh8, layout: NodeLayout) -> Result<Self, CompactError> {
+        Self::with_threshold(plain, layout, NodeLayout::COMPACT_FROM_BYTES)
+    }
+
+    /// [`MeshTree::new`] with `Auto` going compact from `compact_from` plain node bytes.
+    pub(crate) fn with_threshold(
+        plain: Bvh8,
+        layout: NodeLayout,
+        compact_from: usize,
+    ) -> Result<Self, CompactError> {
         let compact = match layout {
             NodeLayout::Plain => false,
             NodeLayout::Compact => true,
-            NodeLayout::Auto => plain.memory_bytes() >= NodeLayout::COMPACT_FROM_BYTES,
+            NodeLayout::Auto => plain.memory_bytes() >= compact_from,
         };
         if !compact {
             return Ok(MeshTree::Plain(plain));
