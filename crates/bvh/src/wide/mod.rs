@@ -10,7 +10,10 @@
 //! subtrees into one leaf.
 //!
 //! Nodes are stored as structures of arrays (`min_x[N]`, ..., `max_z[N]`, child, count),
-//! cache-line aligned: [`Bvh4`] nodes are 128 bytes, [`Bvh8`] nodes 256 bytes.
+//! cache-line aligned: [`Bvh4`] nodes are 128 bytes, [`Bvh8`] nodes 256 bytes. A
+//! [`CompactBvh8`] ([`CompactBvh8::from_wide`]) stores the same tree with each child box
+//! quantized to 8 bits per plane, conservatively: 128-byte nodes, for trees larger than the
+//! CPU's caches. The node layout is the tree's second type parameter ([`WideLayout`]).
 //!
 //! [`WideBvh::traverse_ray`] has the contract of [`Bvh::traverse_ray`]: same robust box test,
 //! nearest child first, pruning by the callback-lowered `t_max`, early exit, no allocation.
