@@ -72,6 +72,14 @@ pub(crate) fn dequantize(origin: f32, q: u8, step: f32) -> f32 {
     origin + f32::from(q) * step
 }
 
+/// The union of the stored boxes of node `c`, a child of node `ni`, found in `tail` (the
+/// nodes after `ni`: children come after their parents); empty if it is not there.
+#[inline]
+fn child_union(tail: &[CompactNode8], ni: usize, c: usize) -> Aabb {
+    tail.get(c.wrapping_sub(ni + 1))
+        .map_or(Aabb::EMPTY, CompactNode8::union_all)
+}
+
 /// `2^e` for `-126 <= e <= 127`.
 fn pow2(e: i32) -> f32 {
     f32::from_bits(((e + 127) as u32) << 23)
@@ -301,10 +309,7 @@ impl Internal<8> for CompactNode8 {
                         }
                         lb
                     }
-                    // Children come after their parents (a type invariant).
-                    WideChild::Node(c) => tail
-                        .get(c.wrapping_sub(ni + 1))
-                        .map_or(Aabb::EMPTY, CompactNode8::union_all),
+                    WideChild::Node(c) => child_union(tail, ni, c),
                     WideChild::Empty => Aabb::EMPTY,
                 };
             }
@@ -350,9 +355,7 @@ impl CompactBvh8 {
                     }
                 })?;
                 *b = match n.child(i) {
-                    WideChild::Node(c) => tail
-                        .get(c.wrapping_sub(ni + 1))
-                        .map_or(Aabb::EMPTY, CompactNode8::union_all),
+                    WideChild::Node(c) => child_union(tail, ni, c),
                     _ => n.child_aabb(i),
                 };
             }
