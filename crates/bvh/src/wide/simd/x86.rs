@@ -613,7 +613,13 @@ macro_rules! tri_core {
     ($name:ident, $m:ident, $feat:literal) => {
         #[target_feature(enable = $feat)]
         #[inline]
-        fn $name(c: [[$m::V; 3]; 3], r: &WatertightRay, t_min: f32, t_max: f32) -> Lanes<$m::V> {
+        fn $name(
+            c: [[$m::V; 3]; 3],
+            r: &WatertightRay,
+            t_min: f32,
+            t_max: f32,
+            used: u32,
+        ) -> Option<Lanes<$m::V>> {
             use $m::*;
             let [sx, sy, sz] = r.shear;
             let (sx, sy, sz) = (splat(sx), splat(sy), splat(sz));
@@ -631,6 +637,12 @@ macro_rules! tri_core {
             let zero_lanes = bits(or(or(eq(u, zero), eq(vv, zero)), eq(w, zero)));
             let neg = or(or(lt(u, zero), lt(vv, zero)), lt(w, zero));
             let pos = or(or(gt(u, zero), gt(vv, zero)), gt(w, zero));
+            let mixed = and(neg, pos);
+            // No used lane inside all three edges, none on an edge: nothing more to compute
+            // (a hit needs all edge functions of one sign). Most leaf tests end here.
+            if (!bits(mixed) | zero_lanes) & used & ((1 << W) - 1) == 0 {
+                return None;
+            }
             let det = add(add(u, vv), w);
             let front = gt(det, zero);
             let az = mul(sz, a_[2]);
@@ -644,15 +656,15 @@ macro_rules! tri_core {
             let inv = div(splat(1.0), det);
             let t = mul(ts, inv);
             let recheck = and(ge(t, tmin), le(t, tmax));
-            let ok = andnot(and(neg, pos), and(or(in_pos, in_neg), recheck));
-            Lanes {
+            let ok = andnot(mixed, and(or(in_pos, in_neg), recheck));
+            Some(Lanes {
                 ok: bits(ok),
                 front: bits(front),
                 zero: zero_lanes,
                 t,
                 u: mul(vv, inv),
                 v: mul(w, inv),
-            }
+            })
         }
     };
 }
@@ -687,7 +699,10 @@ macro_rules! tri_kernel {
                     sub(load(&v[c][kz][off..]), rel[kz]),
                 ]
             };
-            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
+            let Some(l) = $core([corner(0), corner(1), corner(2)], r, t_min, t_max, u32::MAX)
+            else {
+                return 0;
+            };
             store(&mut out.t[off..], l.t);
             store(&mut out.u[off..], l.u);
             store(&mut out.v[off..], l.v);
@@ -760,8 +775,10 @@ macro_rules! rows_kernel {
                     sub(row(3 * c + kz), o[2]),
                 ]
             };
-            let l = $core([corner(0), corner(1), corner(2)], r, t_min, t_max);
             let used = ((1u32 << n) - 1) >> off;
+            let Some(l) = $core([corner(0), corner(1), corner(2)], r, t_min, t_max, used) else {
+                return LaneMasks::default();
+            };
             store(&mut out.t[off..], l.t);
             store(&mut out.u[off..], l.u);
             store(&mut out.v[off..], l.v);
