@@ -50,12 +50,15 @@ fn compacts(boxes: &[Aabb], cfg: &BuildConfig) -> (Bvh, Bvh8, CompactBvh8) {
 
 #[test]
 fn compact_boxes_contain_the_plain_ones_in_the_same_shape() {
-    let mut trees = 0;
-    for n in [0, 1, 2, 7, 8, 9, 30, 64, 200, 1000] {
+    let (mut trees, mut big) = (0, 0);
+    // 50,000 boxes make trees of more than 1,024 nodes, which `from_wide` quantizes partly
+    // in parallel.
+    for n in [0, 1, 2, 7, 8, 9, 30, 64, 200, 1000, 50_000] {
         for (fam, boxes) in hard_families(n, 11 + n as u64) {
             for (name, cfg) in presets() {
                 let what = format!("{fam} n={n} {name}");
                 let (_, wide, compact) = compacts(&boxes, &cfg);
+                big += usize::from(wide.nodes().len() > 1024);
                 let stats = compact.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(stats.node_count, wide.nodes().len(), "{what}");
                 assert_eq!(compact.len(), wide.len(), "{what}");
@@ -79,6 +82,7 @@ fn compact_boxes_contain_the_plain_ones_in_the_same_shape() {
         }
     }
     assert!(trees > 100);
+    assert!(big > 5, "{big} trees of more than 1,024 nodes");
 }
 
 /// In a one-node tree every slot is quantized from its exact box: each stored plane lies

@@ -66,6 +66,9 @@ pub enum CompactError {
     },
 }
 
+/// Trees from this many nodes quantize their leaf-only nodes in parallel (rayon).
+const PARALLEL_NODES: usize = 1024;
+
 /// The plane `origin + q * step`, as every kernel computes it (the product is exact).
 #[inline(always)]
 pub(crate) fn dequantize(origin: f32, q: u8, step: f32) -> f32 {
@@ -116,14 +119,31 @@ fn step_for(origin: f32, hi: f32) -> Option<(f32, f32)> {
     }
 }
 
-/// The bytes of one row of planes `v` (all 8 lanes): the largest `q` whose plane is at most
-/// `v` (`DOWN`, a min row), or the smallest at least `v` (a max row); `v` must lie within
+/// The bytes of one row of planes `v` (all 8 lanes): a `q` whose plane is at most `v`
+/// (`DOWN`, a min row), or at least `v` (a max row), the nearest such one unless rounding
+/// far from the origin makes neighbouring planes equal; `v` must lie within
 /// `origin ..= origin + 255 * step` as dequantized. The estimate from `(v - origin) / step`
 /// is off by at most one from rounding, and so is the dequantized plane; two branch-free
-/// corrections per lane fix both (written lane by lane over fixed arrays, so the compiler
-/// vectorizes them), and a final check (which finds nothing in practice) makes it certain.
+/// corrections per lane fix both, and a final check (which finds nothing in practice) makes
+/// it certain. SSE2 on x86_64, the same operations lane by lane.
 #[inline(always)]
 fn quantize_row<const DOWN: bool>(origin: f32, step: f32, inv: f32, v: &[f32; 8]) -> [u8; 8] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(q) = super::simd::quantize_row_sse2::<DOWN>(origin, step, inv, v) {
+        return q;
+    }
+    quantize_row_scalar::<DOWN>(origin, step, inv, v)
+}
+
+/// [`quantize_row`] without SIMD: the reference the SSE2 row is tested against, and its
+/// fallback.
+#[inline]
+fn quantize_row_scalar<const DOWN: bool>(
+    origin: f32,
+    step: f32,
+    inv: f32,
+    v: &[f32; 8],
+) -> [u8; 8] {
     let mut q = [0i32; 8];
     for (q, &x) in q.iter_mut().zip(v) {
         let t = ((x - origin) * inv).clamp(0.0, 255.0);
@@ -211,9 +231,27 @@ impl CompactNode8 {
         Some(())
     }
 
-    /// The union of the used slots' stored boxes.
+    /// The union of the used slots' stored boxes. A plane's value grows with its byte (one
+    /// rounding of an exact, increasing value), so the union's planes are those of the
+    /// extreme bytes: 6 planes dequantized instead of 48.
     fn union_all(&self) -> Aabb {
-        (0..self.child_count()).fold(Aabb::EMPTY, |u, i| u.union(&self.child_aabb(i)))
+        let k = self.child_count();
+        if k == 0 {
+            return Aabb::EMPTY;
+        }
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+        // Over all 8 lanes, the unused ones masked (a fixed length vectorizes).
+        let on = |i: usize| i < k;
+        for a in 0..3 {
+            let (mut min_q, mut max_q) = (u8::MAX, 0);
+            for i in 0..8 {
+                min_q = min_q.min(if on(i) { self.q[a][i] } else { u8::MAX });
+                max_q = max_q.max(if on(i) { self.q[3 + a][i] } else { 0 });
+            }
+            lo[a] = dequantize(self.origin[a], min_q, self.step[a]);
+            hi[a] = dequantize(self.origin[a], max_q, self.step[a]);
+        }
+        Aabb::new(lo.into(), hi.into())
     }
 
     /// What slot `i` holds; [`WideChild::Empty`] for an unused slot or `i >= 8`.
@@ -282,42 +320,72 @@ impl Internal<8> for CompactNode8 {
         mask & self.used
     }
 
-    /// One reverse pass (children before parents), on one thread: a slot box depends on the
-    /// whole node's quantization, so leaf and interior slots are set together.
-    fn refit_tree<F>(
-        nodes: &mut [Self],
-        leaf_box: &F,
-        _parallel: bool,
-    ) -> Result<(), WideRefitError>
+    /// Children before parents: a slot box depends on the whole node's quantization, so a
+    /// node's leaf and interior slots are set together. Nodes whose slots are all leaves
+    /// (most of them) depend on no other node: with `parallel`, rayon sets those first, then
+    /// one reverse pass sets the others.
+    fn refit_tree<F>(nodes: &mut [Self], leaf_box: &F, parallel: bool) -> Result<(), WideRefitError>
     where
         F: Fn(Range<usize>) -> Aabb + Sync,
     {
+        use rayon::prelude::*;
+        let only_leaves = |n: &Self| (0..n.child_count()).all(|i| n.count[i] != 0);
+        if parallel {
+            nodes
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(64)
+                .try_for_each(|(ni, node)| {
+                    if only_leaves(node) {
+                        node.refit_node(ni, &[], leaf_box)
+                    } else {
+                        Ok(())
+                    }
+                })?;
+        }
         for ni in (0..nodes.len()).rev() {
             let (head, tail) = nodes.split_at_mut(ni + 1);
             let node = &mut head[ni];
-            let k = node.child_count();
-            let mut boxes = [Aabb::EMPTY; 8];
-            for (i, b) in boxes.iter_mut().enumerate().take(k) {
-                *b = match node.child(i) {
-                    WideChild::Leaf(r) => {
-                        let lb = leaf_box(r.clone());
-                        if !super::refit::box_ok(&lb) {
-                            return Err(WideRefitError::BadLeafBox {
-                                start: r.start,
-                                end: r.end,
-                            });
-                        }
-                        lb
-                    }
-                    WideChild::Node(c) => child_union(tail, ni, c),
-                    WideChild::Empty => Aabb::EMPTY,
-                };
-            }
-            if node.set_boxes(&boxes[..k]).is_none() {
-                return Err(WideRefitError::OutOfRange { node: ni });
+            if !(parallel && only_leaves(node)) {
+                node.refit_node(ni, tail, leaf_box)?;
             }
         }
         Ok(())
+    }
+}
+
+impl CompactNode8 {
+    /// Re-quantizes node `ni` from its leaves' boxes (`leaf_box`) and its child nodes' stored
+    /// boxes (found in `tail`, the nodes after it).
+    fn refit_node<F>(
+        &mut self,
+        ni: usize,
+        tail: &[Self],
+        leaf_box: &F,
+    ) -> Result<(), WideRefitError>
+    where
+        F: Fn(Range<usize>) -> Aabb,
+    {
+        let k = self.child_count();
+        let mut boxes = [Aabb::EMPTY; 8];
+        for (i, b) in boxes.iter_mut().enumerate().take(k) {
+            *b = match self.child(i) {
+                WideChild::Leaf(r) => {
+                    let lb = leaf_box(r.clone());
+                    if !super::refit::box_ok(&lb) {
+                        return Err(WideRefitError::BadLeafBox {
+                            start: r.start,
+                            end: r.end,
+                        });
+                    }
+                    lb
+                }
+                WideChild::Node(c) => child_union(tail, ni, c),
+                WideChild::Empty => Aabb::EMPTY,
+            };
+        }
+        self.set_boxes(&boxes[..k])
+            .ok_or(WideRefitError::OutOfRange { node: ni })
     }
 }
 
@@ -337,15 +405,9 @@ impl CompactBvh8 {
             Vec::with_capacity(src.len())
         };
         nodes.resize(src.len(), CompactNode8::EMPTY);
-        // Children first, so that interior slots are quantized from their children's stored
-        // boxes.
-        for ni in (0..src.len()).rev() {
-            let n: &WideNode<8> = &src[ni];
+        for (out, n) in nodes.iter_mut().zip(src) {
             let k = n.child_count();
-            let mut boxes = [Aabb::EMPTY; 8];
-            let (head, tail) = nodes.split_at_mut(ni + 1);
-            let out = &mut head[ni];
-            for (i, b) in boxes.iter_mut().enumerate().take(k) {
+            for i in 0..k {
                 out.child[i] = n.child[i];
                 out.count[i] = u16::try_from(n.count[i]).map_err(|_| {
                     let s = n.child[i] as usize;
@@ -354,15 +416,49 @@ impl CompactBvh8 {
                         end: s + n.count[i] as usize,
                     }
                 })?;
+            }
+            out.used = (1u32 << k) - 1;
+        }
+        // Node `ni`'s boxes: its leaves' exact boxes, its child nodes' stored ones (in `tail`,
+        // the nodes after it).
+        let quantize = |ni: usize, out: &mut CompactNode8, tail: &[CompactNode8]| {
+            let n = &src[ni];
+            let k = n.child_count();
+            let mut boxes = [Aabb::EMPTY; 8];
+            for (i, b) in boxes.iter_mut().enumerate().take(k) {
                 *b = match n.child(i) {
                     WideChild::Node(c) => child_union(tail, ni, c),
                     _ => n.child_aabb(i),
                 };
             }
-            out.used = (1u32 << k) - 1;
-            if out.set_boxes(&boxes[..k]).is_none() {
-                return Err(CompactError::OutOfRange { node: ni });
+            out.set_boxes(&boxes[..k])
+                .ok_or(CompactError::OutOfRange { node: ni })
+        };
+        // Nodes of leaves only depend on no other node: in parallel on large trees. Then
+        // children first, so that interior slots are quantized from their children's stored
+        // boxes.
+        let only_leaves = |ni: usize| (0..src[ni].child_count()).all(|i| src[ni].count[i] != 0);
+        let parallel = src.len() >= PARALLEL_NODES;
+        if parallel {
+            use rayon::prelude::*;
+            nodes
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(64)
+                .try_for_each(|(ni, out)| {
+                    if only_leaves(ni) {
+                        quantize(ni, out, &[])
+                    } else {
+                        Ok(())
+                    }
+                })?;
+        }
+        for ni in (0..src.len()).rev() {
+            if parallel && only_leaves(ni) {
+                continue;
             }
+            let (head, tail) = nodes.split_at_mut(ni + 1);
+            quantize(ni, &mut head[ni], tail)?;
         }
         Ok(WideBvh {
             nodes,
@@ -401,6 +497,112 @@ impl WideBvh<8> {
             nodes,
             prim_count: compact.len(),
             depth: compact.depth(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dequantize, quantize_row, quantize_row_scalar, step_for};
+    use proptest::prelude::*;
+
+    /// A row of 8 planes inside `lo ..= hi`, from 8 fractions, with `lo` and `hi` among
+    /// them (as `set_boxes` gives: the row's extremes set the range).
+    fn row(lo: f32, hi: f32, f: [f32; 8]) -> [f32; 8] {
+        let mut v = f.map(|f| lo + (hi - lo) * f);
+        v[0] = lo;
+        v[7] = hi;
+        v.map(|x| x.clamp(lo, hi))
+    }
+
+    /// Checks the bytes of one row against the contract: the plane of a min byte is at most
+    /// `v`, a max byte's at least `v` (the stored box contains the exact one), and no more
+    /// than two steps away.
+    fn check<const DOWN: bool>(origin: f32, step: f32, v: &[f32; 8], q: &[u8; 8]) {
+        for (&x, &q) in v.iter().zip(q) {
+            let p = dequantize(origin, q, step);
+            if DOWN {
+                assert!(p <= x, "min plane {p} above {x}");
+            } else {
+                assert!(p >= x, "max plane {p} below {x}");
+            }
+            let gap = (f64::from(p) - f64::from(x)).abs();
+            assert!(gap <= 2.0 * f64::from(step), "{p} far from {x}");
+        }
+    }
+
+    /// The SIMD and scalar rows of `lo ..= hi` agree and meet the contract; with `simd`, the
+    /// SIMD row must also have decided alone (no scalar fallback), so that the comparison
+    /// is not the scalar code against itself.
+    fn both(lo: f32, hi: f32, f: [f32; 8], simd: bool) {
+        let v = row(lo, hi, f);
+        let Some((step, inv)) = step_for(lo, hi) else {
+            return;
+        };
+        #[cfg(target_arch = "x86_64")]
+        if simd {
+            let sse = crate::wide::simd::quantize_row_sse2::<true>(lo, step, inv, &v);
+            assert!(sse.is_some(), "{v:?}");
+            let sse = crate::wide::simd::quantize_row_sse2::<false>(lo, step, inv, &v);
+            assert!(sse.is_some(), "{v:?}");
+        }
+        let _ = simd;
+        let down = quantize_row::<true>(lo, step, inv, &v);
+        let up = quantize_row::<false>(lo, step, inv, &v);
+        assert_eq!(
+            down,
+            quantize_row_scalar::<true>(lo, step, inv, &v),
+            "{v:?}"
+        );
+        assert_eq!(up, quantize_row_scalar::<false>(lo, step, inv, &v), "{v:?}");
+        check::<true>(lo, step, &v, &down);
+        check::<false>(lo, step, &v, &up);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The SIMD rows give the scalar bytes, which meet the contract, on ordinary ranges.
+        #[test]
+        fn simd_rows_equal_the_scalar_rows(
+            lo in -1.0e3f32..1.0e3,
+            span in 0.0f32..10.0,
+            f in proptest::array::uniform8(0.0f32..=1.0),
+        ) {
+            both(lo, lo + span, f, true);
+        }
+
+        /// ... far from the origin, tiny, and across the range of f32 magnitudes.
+        #[test]
+        fn simd_rows_equal_the_scalar_rows_on_hard_ranges(
+            mag in -30i32..30,
+            off in -1.0f32..1.0,
+            span_mag in -40i32..10,
+            f in proptest::array::uniform8(0.0f32..=1.0),
+        ) {
+            let lo = off * 10f32.powi(mag);
+            both(lo, lo + 10f32.powi(span_mag) * lo.abs().max(1e-30), f, false);
+        }
+    }
+
+    #[test]
+    fn simd_rows_on_exact_and_extreme_values() {
+        for (lo, hi) in [
+            (0.0, 0.0),
+            (0.0, 255.0),
+            (-1.0, 1.0),
+            (1.0e30, 1.0e30 * 1.5),
+            (-3.0e38, 3.0e38),
+            (f32::MIN_POSITIVE, f32::MIN_POSITIVE * 3.0),
+            (1.0e-40, 2.0e-40),
+        ] {
+            for k in 0..=8 {
+                let mut f = [0.0f32; 8];
+                for (i, f) in f.iter_mut().enumerate() {
+                    *f = ((i * 37 + k * 11) % 9) as f32 / 8.0;
+                }
+                both(lo, hi, f, false);
+            }
         }
     }
 }

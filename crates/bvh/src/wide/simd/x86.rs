@@ -828,6 +828,79 @@ pub(crate) fn run_rows(
     }
 }
 
+/// `compact::quantize_row` on SSE2 (baseline on x86_64), four lanes at a time with the
+/// same f32 operations in the same order, so the bytes are the scalar ones: the estimate
+/// `trunc(clamp((v - origin) * inv, 0, 255))` (rounded up for a max row), two corrections
+/// against the dequantized plane `origin + q * step`, then the final check. `None` when that
+/// check still finds a lane off (the scalar loop then walks it; it never happens in
+/// practice). Measured: about 1/20 of the scalar row's instructions, which the compiler
+/// does not vectorize.
+#[inline]
+pub(crate) fn quantize_row_sse2<const DOWN: bool>(
+    origin: f32,
+    step: f32,
+    inv: f32,
+    v: &[f32; 8],
+) -> Option<[u8; 8]> {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { quantize_row_sse2_in::<DOWN>(origin, step, inv, v) }
+}
+
+#[target_feature(enable = "sse2")]
+#[inline]
+fn quantize_row_sse2_in<const DOWN: bool>(
+    origin: f32,
+    step: f32,
+    inv: f32,
+    v: &[f32; 8],
+) -> Option<[u8; 8]> {
+    let (o, s, iv) = (_mm_set1_ps(origin), _mm_set1_ps(step), _mm_set1_ps(inv));
+    let (zero, top) = (_mm_setzero_ps(), _mm_set1_ps(255.0));
+    let (zero_i, top_i) = (_mm_setzero_si128(), _mm_set1_epi32(255));
+    let half = |off: usize| -> Option<__m128i> {
+        // SAFETY: `off + 4 <= 8` floats of `v`; `loadu` has no alignment requirement.
+        let x = unsafe { _mm_loadu_ps(v.as_ptr().add(off)) };
+        // `clamp` as the scalar code: max then min (a NaN, which finite boxes never give,
+        // becomes 0 in both).
+        let t = _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_sub_ps(x, o), iv), zero), top);
+        let mut q = _mm_cvttps_epi32(t);
+        if !DOWN {
+            // +1 where the truncation dropped a fraction (the mask is -1).
+            q = _mm_sub_epi32(q, _mm_castps_si128(_mm_cmplt_ps(_mm_cvtepi32_ps(q), t)));
+        }
+        let plane = |q: __m128i| _mm_add_ps(o, _mm_mul_ps(_mm_cvtepi32_ps(q), s));
+        for _ in 0..2 {
+            let p = plane(q);
+            if DOWN {
+                q = _mm_add_epi32(q, _mm_castps_si128(_mm_cmpgt_ps(p, x)));
+                // max(q, 0): clear the lanes that went negative.
+                q = _mm_andnot_si128(_mm_srai_epi32::<31>(q), q);
+            } else {
+                q = _mm_sub_epi32(q, _mm_castps_si128(_mm_cmplt_ps(p, x)));
+                // min(q, 255): the lanes above 255 are 256, one too many.
+                q = _mm_add_epi32(q, _mm_cmpgt_epi32(q, top_i));
+            }
+        }
+        let p = plane(q);
+        let off_lanes = if DOWN {
+            _mm_and_ps(
+                _mm_cmpgt_ps(p, x),
+                _mm_castsi128_ps(_mm_cmpgt_epi32(q, zero_i)),
+            )
+        } else {
+            _mm_and_ps(
+                _mm_cmplt_ps(p, x),
+                _mm_castsi128_ps(_mm_cmplt_epi32(q, top_i)),
+            )
+        };
+        (_mm_movemask_ps(off_lanes) == 0).then_some(q)
+    };
+    let (lo, hi) = (half(0)?, half(4)?);
+    // 0..=255 in every lane: the saturating packs keep the values.
+    let bytes = _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero_i);
+    Some((_mm_cvtsi128_si64(bytes) as u64).to_le_bytes())
+}
+
 /// A SIMD path that this CPU has: holding one proves the target feature, so [`run_rows`] (the
 /// triangle kernel) is safe to call, and [`run4`] / [`run8`] run its traversal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
