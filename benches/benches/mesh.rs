@@ -22,7 +22,7 @@ use parry3d::query::PointQuery;
 use parry3d::shape::TriMesh;
 use raypick_benches::{parse_list, rng::SplitMix64, BenchRay, MeshData, RaySet, Workload};
 use raypick_primitives::{Aabb, Point3, Ray, Sphere, Triangle};
-use raypick_query::mesh::MeshTree;
+use raypick_query::mesh::{MeshTree, NodeLayout};
 use raypick_query::{Hit, Mesh, RayQuery};
 
 /// Cycles through `items` one chunk per call.
@@ -210,6 +210,20 @@ fn mesh_update(c: &mut Criterion) {
                     .expect("update");
             });
         });
+        // The same on a mesh that keeps its compact nodes (re-quantized at each update).
+        let mut compact = mesh.clone();
+        compact
+            .set_node_layout(NodeLayout::Compact)
+            .expect("compact layout");
+        g.bench_function(BenchmarkId::new("raypick_compact", w.name()), |b| {
+            b.iter(|| {
+                k += 1;
+                compact
+                    .update_positions(black_box(sets[k % 2]))
+                    .expect("update");
+            });
+        });
+        drop(compact);
         // The tree refit alone, from triangle boxes by original index (the generic API) and
         // in leaf order (no indirection).
         let mut wide = mesh.wide_bvh().clone();
