@@ -320,38 +320,51 @@ impl Internal<8> for CompactNode8 {
         mask & self.used
     }
 
-    /// Children before parents: a slot box depends on the whole node's quantization, so a
-    /// node's leaf and interior slots are set together. Nodes whose slots are all leaves
-    /// (most of them) depend on no other node: with `parallel`, rayon sets those first, then
-    /// one reverse pass sets the others.
+    /// Children before parents, the nodes of leaves only in parallel ([`bottom_up`]): a slot
+    /// box depends on the whole node's quantization, so a node's leaf and interior slots are
+    /// set together.
     fn refit_tree<F>(nodes: &mut [Self], leaf_box: &F, parallel: bool) -> Result<(), WideRefitError>
     where
         F: Fn(Range<usize>) -> Aabb + Sync,
     {
-        use rayon::prelude::*;
-        let only_leaves = |n: &Self| (0..n.child_count()).all(|i| n.count[i] != 0);
-        if parallel {
-            nodes
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(64)
-                .try_for_each(|(ni, node)| {
-                    if only_leaves(node) {
-                        node.refit_node(ni, &[], leaf_box)
-                    } else {
-                        Ok(())
-                    }
-                })?;
-        }
-        for ni in (0..nodes.len()).rev() {
-            let (head, tail) = nodes.split_at_mut(ni + 1);
-            let node = &mut head[ni];
-            if !(parallel && only_leaves(node)) {
-                node.refit_node(ni, tail, leaf_box)?;
-            }
-        }
-        Ok(())
+        bottom_up(nodes, parallel, |ni, node, tail| {
+            node.refit_node(ni, tail, leaf_box)
+        })
     }
+}
+
+/// Calls `set(ni, node, tail)` on every node, children before parents (`tail` holds the nodes
+/// after `ni`, its children among them). Nodes whose slots are all leaves depend on no other
+/// node: with `parallel`, rayon calls those first (with an empty `tail`), then one reverse
+/// pass calls the others. Stops at an error (with `parallel`, any error found first).
+fn bottom_up<E, F>(nodes: &mut [CompactNode8], parallel: bool, set: F) -> Result<(), E>
+where
+    E: Send,
+    F: Fn(usize, &mut CompactNode8, &[CompactNode8]) -> Result<(), E> + Sync,
+{
+    use rayon::prelude::*;
+    let only_leaves = |n: &CompactNode8| (0..n.child_count()).all(|i| n.count[i] != 0);
+    if parallel {
+        nodes
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(64)
+            .try_for_each(|(ni, node)| {
+                if only_leaves(node) {
+                    set(ni, node, &[])
+                } else {
+                    Ok(())
+                }
+            })?;
+    }
+    for ni in (0..nodes.len()).rev() {
+        let (head, tail) = nodes.split_at_mut(ni + 1);
+        let node = &mut head[ni];
+        if !(parallel && only_leaves(node)) {
+            set(ni, node, tail)?;
+        }
+    }
+    Ok(())
 }
 
 impl CompactNode8 {
@@ -434,32 +447,9 @@ impl CompactBvh8 {
             out.set_boxes(&boxes[..k])
                 .ok_or(CompactError::OutOfRange { node: ni })
         };
-        // Nodes of leaves only depend on no other node: in parallel on large trees. Then
-        // children first, so that interior slots are quantized from their children's stored
-        // boxes.
-        let only_leaves = |ni: usize| (0..src[ni].child_count()).all(|i| src[ni].count[i] != 0);
-        let parallel = src.len() >= PARALLEL_NODES;
-        if parallel {
-            use rayon::prelude::*;
-            nodes
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(64)
-                .try_for_each(|(ni, out)| {
-                    if only_leaves(ni) {
-                        quantize(ni, out, &[])
-                    } else {
-                        Ok(())
-                    }
-                })?;
-        }
-        for ni in (0..src.len()).rev() {
-            if parallel && only_leaves(ni) {
-                continue;
-            }
-            let (head, tail) = nodes.split_at_mut(ni + 1);
-            quantize(ni, &mut head[ni], tail)?;
-        }
+        // Children first, so that interior slots are quantized from their children's stored
+        // boxes; the nodes of leaves only in parallel on large trees.
+        bottom_up(&mut nodes, src.len() >= PARALLEL_NODES, quantize)?;
         Ok(WideBvh {
             nodes,
             prim_count: wide.len(),
