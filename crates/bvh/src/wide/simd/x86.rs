@@ -608,7 +608,8 @@ struct Lanes<V> {
 
 /// The watertight triangle kernel on `W` lanes, with the scalar test's f32 operations in the
 /// scalar order. `c[corner]` holds the corner minus the ray origin on the permuted axes
-/// `(kx, ky, kz)`, as in [`WatertightRay::intersect`].
+/// `(kx, ky, kz)`, as in [`WatertightRay::intersect`]. `None` when no lane of `used` can hit
+/// or is undecided (the caller then has nothing to store or test).
 macro_rules! tri_core {
     ($name:ident, $m:ident, $feat:literal) => {
         #[target_feature(enable = $feat)]
