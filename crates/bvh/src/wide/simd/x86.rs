@@ -327,24 +327,6 @@ impl Kernel<8, CompactNode8> for Avx2 {
     }
 }
 
-/// The traversal loop over compact nodes compiled with AVX2 and FMA enabled.
-#[target_feature(enable = "avx2,fma")]
-fn run8c_avx2<F>(nodes: &[CompactNode8], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
-where
-    F: RayVisitor,
-{
-    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
-}
-
-/// The traversal loop compiled with AVX2 enabled, so the kernel inlines into it.
-#[target_feature(enable = "avx2")]
-fn run8_avx2<F>(nodes: &[WideNode<8>], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
-where
-    F: RayVisitor,
-{
-    run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
-}
-
 /// The traversal loop on the SSE kernel for `$n`-wide trees, kept out of line so that the
 /// dispatch in `run4` and `run8` inlines into the caller without the loop's large frame.
 macro_rules! run_sse {
@@ -386,57 +368,65 @@ where
     true
 }
 
-/// Traverses an 8-wide tree with AVX2 or SSE as `simd` proves. Returns false, having done
-/// nothing, for `None` (see [`run4`]).
-#[inline(always)]
-pub(crate) fn run8<F>(
-    simd: Option<CpuPath>,
-    bvh: &WideBvh<8>,
-    r: &RayK,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) -> bool
-where
-    F: RayVisitor,
-{
-    match simd {
-        // SAFETY: an `CpuPath` with `avx2` set is made only when the CPU has AVX2.
-        Some(CpuPath { avx2: true }) => unsafe {
-            run8_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
-        },
-        Some(CpuPath { avx2: false }) => run8_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
-        None => return false,
-    }
-    true
+/// An 8-wide traversal entry for one node layout: `$avx2`, the loop compiled with
+/// `$feat` enabled so the kernel inlines into it, and `$name`, which runs it or the SSE loop
+/// `$sse` as `simd` proves, and returns false, having done nothing, for `None` (see
+/// [`run4`]).
+macro_rules! run8_entry {
+    ($name:ident, $avx2:ident, $sse:ident, $layout:ty, $feat:literal, $what:literal) => {
+        #[doc = concat!("The traversal loop over ", $what, " compiled with `", $feat, "` enabled.")]
+        #[target_feature(enable = $feat)]
+        fn $avx2<F>(nodes: &[$layout], r: &RayK, t_min: f32, t_max: f32, mode: Mode, leaf: &mut F)
+        where
+            F: RayVisitor,
+        {
+            run_kernel!(8, Avx2(()), nodes, r, t_min, t_max, mode, leaf)
+        }
+
+        #[doc = concat!("Traverses an 8-wide tree of ", $what, " with AVX2 or SSE as `simd` proves.")]
+        #[inline(always)]
+        pub(crate) fn $name<F>(
+            simd: Option<CpuPath>,
+            bvh: &WideBvh<8, $layout>,
+            r: &RayK,
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            leaf: &mut F,
+        ) -> bool
+        where
+            F: RayVisitor,
+        {
+            match simd {
+                // SAFETY: a `CpuPath` with `avx2` set is made only when the CPU has AVX2 and
+                // FMA (`avx2_available`), which covers `$feat`.
+                Some(CpuPath { avx2: true }) => unsafe {
+                    $avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
+                },
+                Some(CpuPath { avx2: false }) => $sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
+                None => return false,
+            }
+            true
+        }
+    };
 }
 
-/// Traverses a compact 8-wide tree with AVX2 or SSE as `simd` proves. Returns false, having
-/// done nothing, for `None` (see [`run4`]).
-#[inline(always)]
-pub(crate) fn run8c<F>(
-    simd: Option<CpuPath>,
-    bvh: &WideBvh<8, CompactNode8>,
-    r: &RayK,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) -> bool
-where
-    F: RayVisitor,
-{
-    match simd {
-        // SAFETY: an `CpuPath` with `avx2` set is made only when the CPU has AVX2 and FMA.
-        Some(CpuPath { avx2: true }) => unsafe {
-            run8c_avx2(&bvh.nodes, r, t_min, t_max, mode, leaf);
-        },
-        Some(CpuPath { avx2: false }) => run8c_sse(&bvh.nodes, r, t_min, t_max, mode, leaf),
-        None => return false,
-    }
-    true
-}
+run8_entry!(
+    run8,
+    run8_avx2,
+    run8_sse,
+    WideNode<8>,
+    "avx2",
+    "plain nodes"
+);
+run8_entry!(
+    run8c,
+    run8c_avx2,
+    run8c_sse,
+    CompactNode8,
+    "avx2,fma",
+    "compact nodes"
+);
 
 /// The vector operations the triangle kernel needs, once per width, each compiled with its
 /// width's target feature. Comparisons are ordered: false when either side is NaN.
