@@ -5,7 +5,7 @@
 use std::ops::{ControlFlow, Range};
 
 use raypick_bvh::wide::{
-    Bvh4, Bvh8, CompactBvh8, RayTraversal, RayVisitor, SimdPath, TrianglesRay, WideBvh,
+    Bvh4, Bvh8, CompactBvh8, RayTraversal, RayVisitor, SimdPath, StreamRay, TrianglesRay, WideBvh,
 };
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3, WatertightRay};
@@ -817,6 +817,143 @@ fn traverse_prepared_matches_traverse_ray_visit() {
                     r,
                     b,
                     &format!("{what} 8-wide"),
+                );
+            }
+        }
+    }
+    assert!(seen > 10_000, "too few events compared: {seen}");
+}
+
+/// A ray of a stream: its prepared form, its number, and its events as [`Lowering`]
+/// records them, with a stop (`Break`) at some leaves by a rule on the range alone.
+struct Streamed {
+    tr: TrianglesRay,
+    id: usize,
+    stop: bool,
+    log: Lowering,
+}
+
+impl RayVisitor for Streamed {
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut f32) -> ControlFlow<()> {
+        let stop = self.stop && range.start % 5 == 2;
+        self.log.leaf(range, t_max)?;
+        if stop {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    fn upcoming(&mut self, range: Range<usize>) {
+        self.log.upcoming(range);
+    }
+}
+
+impl StreamRay for Streamed {
+    fn ray(&self) -> &TrianglesRay {
+        &self.tr
+    }
+}
+
+/// `traverse_stream` gives every ray exactly the events of `traverse_prepared` (visits,
+/// pruning, announced leaves, stops), whatever the number of rays in flight, for both node
+/// layouts, every path and both orders; invalid rays and bounds visit nothing, and every
+/// ray is handed back once.
+#[test]
+fn traverse_stream_matches_traverse_prepared() {
+    fn check(
+        stream: impl Fn(
+            SimdPath,
+            bool,
+            f32,
+            f32,
+            &mut dyn FnMut() -> Option<Streamed>,
+            &mut dyn FnMut(Streamed),
+        ),
+        prepared: impl Fn(bool, &TrianglesRay, f32, f32, &mut Streamed),
+        rays: &[Ray],
+        (t0, t1): (f32, f32),
+        what: &str,
+    ) -> usize {
+        let mut seen = 0;
+        for path in SimdPath::available() {
+            for ordered in [true, false] {
+                for stop in [false, true] {
+                    let make = |id: usize| Streamed {
+                        tr: TrianglesRay::new(path, &WatertightRay::new(&rays[id])),
+                        id,
+                        stop,
+                        log: Lowering(Vec::new()),
+                    };
+                    let mut ids = 0..rays.len();
+                    let mut got: Vec<Option<Lowering>> = (0..rays.len()).map(|_| None).collect();
+                    stream(
+                        path,
+                        ordered,
+                        t0,
+                        t1,
+                        &mut || ids.next().map(make),
+                        &mut |s: Streamed| {
+                            assert!(
+                                got[s.id].is_none(),
+                                "{what}: ray {} handed back twice",
+                                s.id
+                            );
+                            got[s.id] = Some(s.log);
+                        },
+                    );
+                    for (id, log) in got.into_iter().enumerate() {
+                        let log =
+                            log.unwrap_or_else(|| panic!("{what}: ray {id} never handed back"));
+                        let mut one = make(id);
+                        prepared(ordered, &one.tr.clone(), t0, t1, &mut one);
+                        assert_eq!(
+                            log.0, one.log.0,
+                            "{what} {path:?} ordered={ordered} stop={stop} ray {:?}",
+                            rays[id]
+                        );
+                        let ordered_bounds = t0 <= t1;
+                        if !rays[id].is_valid() || !ordered_bounds {
+                            assert!(log.0.is_empty(), "{what}: an invalid query visits nothing");
+                        }
+                        seen += log.0.len();
+                    }
+                }
+            }
+        }
+        seen
+    }
+    let mut rng = Rng(77);
+    let mut seen = 0;
+    for n in [0usize, 1, 2, 9, 64, 700] {
+        for (fam, boxes) in families(n, 1700 + n as u64) {
+            let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
+            let w8 = Bvh8::from_bvh(&bvh);
+            let c8 = CompactBvh8::from_wide(&w8).unwrap();
+            // 0 to 30 rays: fewer and more than the rays in flight.
+            for count in [0usize, 1, 3, 8, 9, 30] {
+                let mut rays: Vec<Ray> = (0..count).map(|_| ray(&mut rng, &boxes)).collect();
+                if count > 5 {
+                    rays[2] = Ray::new(Point3::new(0.5, 0.5, -9.0), Vector3::zeros());
+                }
+                let mut b = bounds(&mut rng);
+                if rng.below(10) == 0 {
+                    b = (f32::NAN, 1.0);
+                }
+                let what = format!("{fam} n={n} count={count} {b:?}");
+                seen += check(
+                    |p, o, t0, t1, next, done| w8.traverse_stream(p, o, t0, t1, next, done),
+                    |o, tr, t0, t1, v| w8.traverse_prepared(o, tr, t0, t1, v),
+                    &rays,
+                    b,
+                    &format!("{what} plain"),
+                );
+                seen += check(
+                    |p, o, t0, t1, next, done| c8.traverse_stream(p, o, t0, t1, next, done),
+                    |o, tr, t0, t1, v| c8.traverse_prepared(o, tr, t0, t1, v),
+                    &rays,
+                    b,
+                    &format!("{what} compact"),
                 );
             }
         }

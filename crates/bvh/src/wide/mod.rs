@@ -66,6 +66,7 @@ mod layout;
 mod query;
 mod refit;
 mod simd;
+mod stream;
 mod traverse;
 mod triangle;
 
@@ -75,6 +76,7 @@ pub use layout::WideLayout;
 pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
 pub use simd::{huge_page_vec, prefetch, prefetch_line};
+pub use stream::StreamRay;
 pub use traverse::{RayTraversal, RayVisitor};
 pub use triangle::{
     intersect_triangles, BlockHits, LaneMasks, TriangleBlock, TriangleBlock4, TriangleBlock8,

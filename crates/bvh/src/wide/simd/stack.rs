@@ -21,6 +21,12 @@ impl<T: Copy, const CAP: usize> Stack<T, CAP> {
         }
     }
 
+    /// Empties the stack (nothing is written).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     #[inline(always)]
     pub(crate) fn push(&mut self, x: T) {
         self.buf[self.len].write(x);

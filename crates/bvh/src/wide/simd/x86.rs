@@ -428,6 +428,79 @@ run8_entry!(
     "compact nodes"
 );
 
+/// Rays in flight in an interleaved traversal.
+const STREAM: usize = 8;
+
+/// The interleaved traversal (`wide::stream`) over one node layout, compiled with AVX2, and
+/// its dispatch: false when `simd` is not AVX2 (the caller then runs the rays one by one).
+macro_rules! stream8_entry {
+    ($name:ident, $avx2:ident, $layout:ty, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        fn $avx2<V, S, D>(
+            nodes: &[$layout],
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            next: &mut S,
+            done: &mut D,
+        ) where
+            V: crate::wide::StreamRay,
+            S: FnMut() -> Option<V>,
+            D: FnMut(V),
+        {
+            use crate::wide::stream::stream_with_kernel;
+            use crate::wide::traverse::stack_cap;
+            const CAP: usize = stack_cap(8, crate::MAX_DEPTH);
+            let k = Avx2(());
+            match (mode.pad_neg, mode.ordered) {
+                (true, true) => stream_with_kernel::<8, CAP, true, true, STREAM, _, _, _, _, _>(
+                    k, nodes, t_min, t_max, next, done,
+                ),
+                (false, true) => stream_with_kernel::<8, CAP, false, true, STREAM, _, _, _, _, _>(
+                    k, nodes, t_min, t_max, next, done,
+                ),
+                (true, false) => stream_with_kernel::<8, CAP, true, false, STREAM, _, _, _, _, _>(
+                    k, nodes, t_min, t_max, next, done,
+                ),
+                (false, false) => {
+                    stream_with_kernel::<8, CAP, false, false, STREAM, _, _, _, _, _>(
+                        k, nodes, t_min, t_max, next, done,
+                    )
+                }
+            }
+        }
+
+        #[inline(always)]
+        pub(crate) fn $name<V, S, D>(
+            simd: Option<CpuPath>,
+            nodes: &[$layout],
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            next: &mut S,
+            done: &mut D,
+        ) -> bool
+        where
+            V: crate::wide::StreamRay,
+            S: FnMut() -> Option<V>,
+            D: FnMut(V),
+        {
+            match simd {
+                // SAFETY: a `CpuPath` with `avx2` set is made only when the CPU has AVX2 and
+                // FMA (`avx2_available`), which covers `$feat`.
+                Some(CpuPath { avx2: true }) => unsafe {
+                    $avx2(nodes, t_min, t_max, mode, next, done);
+                    true
+                },
+                _ => false,
+            }
+        }
+    };
+}
+
+stream8_entry!(stream8, stream8_avx2, WideNode<8>, "avx2");
+stream8_entry!(stream8c, stream8c_avx2, CompactNode8, "avx2,fma");
+
 /// The vector operations the triangle kernel needs, once per width, each compiled with its
 /// width's target feature. Comparisons are ordered: false when either side is NaN.
 macro_rules! vec_ops {
