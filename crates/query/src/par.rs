@@ -19,3 +19,14 @@ pub(crate) fn fill<T: Send>(rays: &[Ray], out: &mut [T], answer: impl Fn(&Ray) -
             }
         });
 }
+
+/// `answer(rays, out)` on matching chunks of `rays` and `out`, in parallel.
+pub(crate) fn fill_chunks<T: Send>(
+    rays: &[Ray],
+    out: &mut [T],
+    answer: impl Fn(&[Ray], &mut [T]) + Sync,
+) {
+    rays.par_chunks(CHUNK)
+        .zip(out.par_chunks_mut(CHUNK))
+        .for_each(|(rays, out)| answer(rays, out));
+}

@@ -7,7 +7,7 @@ mod mesh_util;
 
 use mesh_util::*;
 use rayon::prelude::*;
-use raypick_primitives::{ray_triangle, Cull, Ray, Triangle};
+use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
 use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, RayQuery};
 
@@ -308,4 +308,54 @@ fn oracle_icosphere_and_torus() {
 #[test]
 fn oracle_on_every_simd_path() {
     rerun_on_every_simd_path("oracle_", "oracle_on_every_simd_path", 5);
+}
+
+/// Batches on a mesh large enough to run as streams (several rays in turns) give exactly the
+/// single-ray answers, in both node layouts, for rays of every kind (invalid ones included)
+/// and queries that bound, cull or start below zero.
+#[test]
+fn streamed_batches_match_single_queries() {
+    // 2 * 390^2 = 304,200 triangles: above the batches' stream threshold (300,000).
+    let tm = grid(390, 0.3);
+    let mut mesh = tm.mesh();
+    assert!(mesh.len() >= 300_000);
+    let b = tm.bounds();
+    let mut rays = random_rays(&b, 1500, 91);
+    rays.extend(camera_rays(&b, 1500, 92));
+    rays.extend(inner_rays(&b, 500, 93));
+    let o = b.center() + Vector3::new(0.0, 0.0, 2.0);
+    for i in (0..rays.len()).step_by(97) {
+        rays[i] = match i % 3 {
+            0 => Ray::new(o, Vector3::zeros()),
+            1 => Ray::new(Point3::new(f32::NAN, 0.0, 0.0), -Vector3::z()),
+            _ => Ray::new(o, Vector3::new(0.0, f32::INFINITY, -1.0)),
+        };
+    }
+    let queries = [
+        RayQuery::default(),
+        RayQuery::new(-0.5, 2.0),
+        RayQuery::new(0.1, 1.5).with_cull(Cull::Back),
+        RayQuery::default().with_cull(Cull::Front),
+    ];
+    for layout in [NodeLayout::Compact, NodeLayout::Plain] {
+        mesh.set_node_layout(layout).unwrap();
+        for q in &queries {
+            let mut out = vec![None; rays.len()];
+            mesh.closest_hit_batch(&rays, q, &mut out).unwrap();
+            let mut any = vec![false; rays.len()];
+            mesh.any_hit_batch(&rays, q, &mut any).unwrap();
+            let mut hits = 0;
+            for (i, r) in rays.iter().enumerate() {
+                let one = mesh.closest_hit(r, q);
+                assert_eq!(out[i], one, "{layout:?} {q:?} ray {i} {r:?}");
+                assert_eq!(any[i], mesh.any_hit(r, q), "{layout:?} {q:?} ray {i} {r:?}");
+                hits += usize::from(one.is_some());
+            }
+            assert!(
+                hits > rays.len() / 10 && hits < rays.len(),
+                "{layout:?} {q:?}: {hits} hits of {}",
+                rays.len()
+            );
+        }
+    }
 }

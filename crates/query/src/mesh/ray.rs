@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath};
+use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath, StreamRay, TrianglesRay};
 
 use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::leaf_tris::{Slot, GROUP};
@@ -173,6 +173,7 @@ impl Mesh {
         });
     }
 
+    #[inline(always)]
     pub(crate) fn make_hit(&self, slot: Slot, h: &RawHit) -> Hit {
         let tri = self.tris.at(slot);
         Hit {
@@ -336,22 +337,22 @@ fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Sl
 /// The traversal's leaf visitor for a closest- or any-hit query: runs [`leaf_hits`] into
 /// `sink`, and starts loading the triangles of leaves pushed for later while the nearer ones
 /// are tested. Its methods are compiled into the traversal loop.
-struct Leaves<'a, S> {
+struct Leaves<'a, S, KR = &'a RayKernel> {
     mesh: &'a Mesh,
-    k: &'a RayKernel,
+    k: KR,
     t_min: Real,
     cull: Cull,
     lanes: BlockHits<8>,
     sink: S,
 }
 
-impl<S: LeafSink> RayVisitor for Leaves<'_, S> {
+impl<S: LeafSink, KR: std::borrow::Borrow<RayKernel>> RayVisitor for Leaves<'_, S, KR> {
     #[inline(always)]
     fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
         self.sink.prefetch(self.mesh, range.start);
         let flow = leaf_hits(
             self.mesh,
-            self.k,
+            self.k.borrow(),
             range,
             self.t_min,
             self.cull,
@@ -488,4 +489,94 @@ fn lane_hit(lanes: &BlockHits<8>, front: u32, i: usize) -> RawHit {
 #[inline]
 fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
     Point3::from(tri[0].coords * (1.0 - u - v) + tri[1].coords * u + tri[2].coords * v)
+}
+
+/// A ray of a batch traversed as a stream (`WideBvh::traverse_stream`): its own kernel and
+/// query state, and its place in the batch.
+struct Streamed<'a, S> {
+    v: Leaves<'a, S, RayKernel>,
+    index: usize,
+}
+
+impl<S: LeafSink> RayVisitor for Streamed<'_, S> {
+    #[inline(always)]
+    fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
+        self.v.leaf(range, t_max)
+    }
+
+    #[inline(always)]
+    fn leaf_data(&self, range: std::ops::Range<usize>) -> Option<*const u8> {
+        self.v.leaf_data(range)
+    }
+}
+
+impl<S: LeafSink> StreamRay for Streamed<'_, S> {
+    #[inline(always)]
+    fn ray(&self) -> &TrianglesRay {
+        &self.v.k.tr
+    }
+}
+
+impl Mesh {
+    /// The rays of `rays` as a stream, each with the sink `sink()` makes; `done(index, sink)`
+    /// gets each ray's final sink (invalid rays included, untouched).
+    #[inline(always)]
+    fn stream<'a, S: LeafSink + 'a>(
+        &'a self,
+        rays: &[Ray],
+        query: &RayQuery,
+        ordered: bool,
+        sink: impl Fn() -> S,
+        mut done: impl FnMut(usize, S),
+    ) {
+        let mut next = rays.iter().enumerate().map(|(index, ray)| Streamed {
+            v: Leaves {
+                mesh: self,
+                k: RayKernel::new(ray),
+                t_min: query.t_min,
+                cull: query.cull,
+                lanes: BlockHits::default(),
+                sink: sink(),
+            },
+            index,
+        });
+        with_tree!(&self.wide, t => t.traverse_stream(
+            SimdPath::best(),
+            ordered,
+            query.t_min,
+            query.t_max,
+            || next.next(),
+            |s: Streamed<'_, S>| done(s.index, s.v.sink),
+        ));
+    }
+
+    /// [`Mesh::closest_hit`] of every ray of `rays` into `out` (same length), traversed as
+    /// a stream: the same answers.
+    pub(crate) fn closest_hit_stream(
+        &self,
+        rays: &[Ray],
+        query: &RayQuery,
+        out: &mut [Option<Hit>],
+    ) {
+        let sink = || Closest {
+            prims: self.prim_indices(),
+            best_t: query.t_max,
+            bound: query.t_max,
+            best: None,
+            best_prim: u32::MAX,
+        };
+        self.stream(rays, query, true, sink, |i, c| {
+            out[i] = c.best.map(|(h, slot)| self.make_hit(slot, &h));
+        });
+    }
+
+    /// [`Mesh::any_hit`] of every ray of `rays` into `out` (same length), traversed as a
+    /// stream: the same answers.
+    pub(crate) fn any_hit_stream(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) {
+        let sink = || AnyHit {
+            t_max: query.t_max,
+            found: false,
+        };
+        self.stream(rays, query, false, sink, |i, a| out[i] = a.found);
+    }
 }
