@@ -22,6 +22,21 @@ pub trait Peer: Sync {
     /// The smallest `t` in `[0, t_max]` at which the ray hits a triangle, or `None`.
     fn closest_hit(&self, ray: &BenchRay) -> Option<f32>;
 
+    /// The hit count and the sum of hit distances of `rays` through the engine's own batch
+    /// closest-hit query, on the current rayon pool, for a peer timed that way (`None`
+    /// otherwise, or when it cannot take these rays in one batch).
+    fn closest_hits(&self, rays: &[BenchRay]) -> Option<(usize, f64)> {
+        let _ = rays;
+        None
+    }
+
+    /// The number of `rays` that hit something, through the engine's own batch any-hit
+    /// query, as [`Peer::closest_hits`].
+    fn any_hits(&self, rays: &[BenchRay]) -> Option<usize> {
+        let _ = rays;
+        None
+    }
+
     /// True when the engine has a dedicated any-hit (occlusion) query; otherwise
     /// [`Peer::any_hit`] falls back to the closest hit and the table leaves the column empty.
     fn has_any_hit(&self) -> bool {
@@ -54,6 +69,10 @@ pub trait Peer: Sync {
 pub enum PeerKind {
     /// raypick's own `Mesh` (not wired until `raypick_query::Mesh` exists).
     Raypick,
+    /// The same `Mesh` through its batch queries (`closest_hit_batch`, `any_hit_batch`) over
+    /// the whole ray set: what a caller with many rays at once uses (on meshes from
+    /// 300,000 triangles the batch runs as a stream, several rays in turns).
+    RaypickBatch,
     /// parry3d 0.25 `TriMesh`.
     Parry,
     /// The `bvh` crate 0.13.
@@ -82,8 +101,9 @@ pub enum PeerError {
 
 impl PeerKind {
     /// Every peer, in table order.
-    pub const ALL: [PeerKind; 5] = [
+    pub const ALL: [PeerKind; 6] = [
         PeerKind::Raypick,
+        PeerKind::RaypickBatch,
         PeerKind::Parry,
         PeerKind::BvhCrate,
         PeerKind::Obvhs,
@@ -95,6 +115,7 @@ impl PeerKind {
     pub fn name(self) -> &'static str {
         match self {
             PeerKind::Raypick => "raypick",
+            PeerKind::RaypickBatch => "raypick-batch",
             PeerKind::Parry => "parry3d",
             PeerKind::BvhCrate => "bvh",
             PeerKind::Obvhs => "obvhs",
@@ -124,6 +145,7 @@ impl PeerKind {
     pub fn build(self, mesh: &MeshData) -> Result<Box<dyn Peer>, PeerError> {
         Ok(match self {
             PeerKind::Raypick => Box::new(RaypickPeer::new(mesh, false)?),
+            PeerKind::RaypickBatch => Box::new(RaypickPeer::new(mesh, false)?.batched()),
             PeerKind::Parry => Box::new(ParryPeer::new(mesh)?),
             PeerKind::BvhCrate => Box::new(BvhCratePeer::new(mesh)),
             PeerKind::Obvhs => Box::new(ObvhsPeer::new(mesh)),
@@ -141,6 +163,9 @@ impl PeerKind {
             PeerKind::Raypick => {
                 Some(RaypickPeer::new(mesh, true).map(|p| Box::new(p) as Box<dyn Peer>))
             }
+            PeerKind::RaypickBatch => {
+                Some(RaypickPeer::new(mesh, true).map(|p| Box::new(p.batched()) as Box<dyn Peer>))
+            }
             PeerKind::BvhCrate => Some(Ok(Box::new(BvhCratePeer::with_builder(mesh, true)))),
             _ => None,
         }
@@ -156,6 +181,31 @@ impl fmt::Display for PeerKind {
 /// raypick's `Mesh` (balanced preset), watertight closest / any hit and nearest point.
 pub struct RaypickPeer {
     mesh: raypick_query::Mesh,
+    /// Timed through the batch queries ([`PeerKind::RaypickBatch`]).
+    batched: bool,
+    /// Rays and answers of the batch queries, reused across calls so that only the queries
+    /// are timed.
+    buffers: std::sync::Mutex<BatchBuffers>,
+}
+
+#[derive(Default)]
+struct BatchBuffers {
+    rays: Vec<raypick_primitives::Ray>,
+    hits: Vec<Option<raypick_query::Hit>>,
+    any: Vec<bool>,
+}
+
+impl BatchBuffers {
+    /// The rays of `rays` and their shared query, or `None` when their `t_max` differ.
+    fn load(&mut self, rays: &[BenchRay]) -> Option<raypick_query::RayQuery> {
+        let t_max = rays.first()?.t_max;
+        if rays.iter().any(|r| r.t_max.to_bits() != t_max.to_bits()) {
+            return None;
+        }
+        self.rays.clear();
+        self.rays.extend(rays.iter().map(|r| r.ray));
+        Some(raypick_query::RayQuery::new(0.0, t_max))
+    }
 }
 
 impl RaypickPeer {
@@ -170,11 +220,24 @@ impl RaypickPeer {
             config.parallel_threshold = usize::MAX;
         }
         raypick_query::Mesh::with_config(mesh.positions.clone(), mesh.triangles.clone(), &config)
-            .map(|mesh| Self { mesh })
+            .map(|mesh| Self {
+                mesh,
+                batched: false,
+                buffers: std::sync::Mutex::default(),
+            })
             .map_err(|e| PeerError::Rejected {
                 peer: "raypick",
                 message: e.to_string(),
             })
+    }
+
+    /// The same peer timed through the batch queries ([`PeerKind::RaypickBatch`]).
+    #[must_use]
+    pub fn batched(self) -> Self {
+        Self {
+            batched: true,
+            ..self
+        }
     }
 
     /// The raypick mesh itself (for its batch queries).
@@ -186,12 +249,46 @@ impl RaypickPeer {
 
 impl Peer for RaypickPeer {
     fn name(&self) -> &'static str {
-        "raypick"
+        if self.batched {
+            "raypick-batch"
+        } else {
+            "raypick"
+        }
     }
 
     fn closest_hit(&self, r: &BenchRay) -> Option<f32> {
         let q = raypick_query::RayQuery::new(0.0, r.t_max);
         self.mesh.closest_hit(&r.ray, &q).map(|h| h.t)
+    }
+
+    /// One `closest_hit_batch` over all the rays (they must share one `t_max`).
+    fn closest_hits(&self, rays: &[BenchRay]) -> Option<(usize, f64)> {
+        if !self.batched {
+            return None;
+        }
+        let mut b = self.buffers.lock().ok()?;
+        let q = b.load(rays)?;
+        let BatchBuffers { rays, hits, .. } = &mut *b;
+        hits.resize(rays.len(), None);
+        self.mesh.closest_hit_batch(rays, &q, hits).ok()?;
+        Some(
+            hits.iter()
+                .flatten()
+                .fold((0, 0.0), |(n, s), h| (n + 1, s + f64::from(h.t))),
+        )
+    }
+
+    /// One `any_hit_batch` over all the rays (they must share one `t_max`).
+    fn any_hits(&self, rays: &[BenchRay]) -> Option<usize> {
+        if !self.batched {
+            return None;
+        }
+        let mut b = self.buffers.lock().ok()?;
+        let q = b.load(rays)?;
+        let BatchBuffers { rays, any, .. } = &mut *b;
+        any.resize(rays.len(), false);
+        self.mesh.any_hit_batch(rays, &q, any).ok()?;
+        Some(any.iter().filter(|&&a| a).count())
     }
 
     fn has_any_hit(&self) -> bool {

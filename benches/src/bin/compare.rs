@@ -140,13 +140,31 @@ fn best_of<T>(passes: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, out.expect("passes >= 1"))
 }
 
+/// `f()` on a rayon pool of one thread (a batch query's "single thread" figure).
+fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    thread_local! {
+        static POOL: Option<rayon::ThreadPool> =
+            rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+    }
+    POOL.with(|p| match p {
+        Some(p) => p.install(f),
+        None => f(),
+    })
+}
+
 fn checksum(peer: &dyn Peer, rays: &[BenchRay]) -> (usize, f64) {
+    if let Some(sums) = one_thread(|| peer.closest_hits(rays)) {
+        return sums;
+    }
     rays.iter()
         .filter_map(|r| peer.closest_hit(black_box(r)))
         .fold((0, 0.0), |(h, s), t| (h + 1, s + f64::from(t)))
 }
 
 fn checksum_par(peer: &dyn Peer, rays: &[BenchRay]) -> (usize, f64) {
+    if let Some(sums) = peer.closest_hits(rays) {
+        return sums;
+    }
     rays.par_iter()
         .filter_map(|r| peer.closest_hit(black_box(r)))
         .map(|t| (1usize, f64::from(t)))
@@ -357,7 +375,9 @@ fn run(args: &Args) -> Result<String, String> {
                     mrays(rays.len(), tn)
                 });
                 let (ta, any_hits) = best_of(args.passes, || {
-                    rays.iter().filter(|r| peer.any_hit(black_box(r))).count()
+                    one_thread(|| peer.any_hits(rays)).unwrap_or_else(|| {
+                        rays.iter().filter(|r| peer.any_hit(black_box(r))).count()
+                    })
                 });
                 let mismatches = reference
                     .iter()
@@ -486,12 +506,14 @@ fn run(args: &Args) -> Result<String, String> {
             r.note
         );
     }
-    // raypick against every other row, closest hit and any hit, one thread.
+    // raypick (one ray at a time, and batched) against every other row, closest hit and
+    // any hit, one thread.
+    let ours = |r: &&Row| r.peer.starts_with("raypick");
     let others: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for r in rows
             .iter()
-            .filter(|r| r.peer != "raypick" && r.peer != "brute")
+            .filter(|r| !r.peer.starts_with("raypick") && r.peer != "brute")
         {
             if !v.contains(&r.peer) {
                 v.push(r.peer.clone());
@@ -499,14 +521,14 @@ fn run(args: &Args) -> Result<String, String> {
         }
         v
     };
-    if rows.iter().any(|r| r.peer == "raypick") && !others.is_empty() {
+    if rows.iter().any(|r| ours(&r)) && !others.is_empty() {
         let _ = writeln!(
             out,
-            "\nraypick / peer, closest hit 1T (any hit 1T in brackets):\n\n| workload | rays | {} |\n|---|---|{}",
+            "\nraypick / peer, closest hit 1T (any hit 1T in brackets):\n\n| workload | rays | raypick | {} |\n|---|---|---|{}",
             others.join(" | "),
             "---:|".repeat(others.len())
         );
-        for r in rows.iter().filter(|r| r.peer == "raypick") {
+        for r in rows.iter().filter(ours) {
             let cells: Vec<String> = others
                 .iter()
                 .map(|name| {
@@ -526,9 +548,10 @@ fn run(args: &Args) -> Result<String, String> {
                 .collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {} |",
+                "| {} | {} | {} | {} |",
                 r.workload,
                 r.set,
+                r.peer,
                 cells.join(" | ")
             );
         }
