@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Closest-hit ratios against Embree, one row at a time: for each workload and ray set, REPS
-# rounds of (Embree robust and fast, then raypick's 1-thread closest and any hit), back to
-# back, so that both engines of a row see the same machine load. Prints every run, then per
-# row the best of each engine and their ratios (noise only slows a run down).
+# rounds of (Embree robust and fast, then raypick's 1-thread closest and any hit, one ray at a
+# time and through the batch queries), back to back, so that both engines of a row see the
+# same machine load. Prints every run, then per row the best of each engine and their ratios
+# (noise only slows a run down).
 #
 #   scripts/ratios.sh [REPS] [WORKLOAD...]      # default: 5 rounds, every *.mesh in bench-data/
 #
@@ -30,10 +31,11 @@ import json, sys
 for line in sys.stdin:
     d = json.loads(line)
     print(sys.argv[1], sys.argv[2], d["peer"], d["mrays_s"], "-")' "$w" "$set" | tee -a "$runs"
-            "$compare" --workloads "$w" --sets "$set" --peers raypick --no-mt --points 0 \
-                --passes 5 --brute-budget 0 --data "$data" 2>/dev/null |
-                awk -F'|' -v w="$w" -v s="$set" '$4 ~ /raypick/ {
-                    gsub(/ /, "", $9); gsub(/ /, "", $11); print w, s, "raypick", $9, $11 }' |
+            "$compare" --workloads "$w" --sets "$set" --peers raypick,raypick-batch --no-mt \
+                --points 0 --passes 5 --brute-budget 0 --data "$data" 2>/dev/null |
+                awk -F'|' -v w="$w" -v s="$set" 'NF > 10 && $4 ~ /raypick/ {
+                    gsub(/ /, "", $4); gsub(/ /, "", $9); gsub(/ /, "", $11)
+                    print w, s, $4, $9, $11 }' |
                 tee -a "$runs"
         done
     done
@@ -50,12 +52,15 @@ for line in open(sys.argv[1]):
     b = best[(w, s)]
     b[peer] = max(b.get(peer, 0.0), float(closest))
     if anyhit != "-":
-        b["raypick any"] = max(b.get("raypick any", 0.0), float(anyhit))
+        b[peer + " any"] = max(b.get(peer + " any", 0.0), float(anyhit))
 print()
-print("| workload | rays | raypick closest | raypick any | Embree robust | Embree fast | vs robust | vs fast |")
-print("|---|---|---:|---:|---:|---:|---:|---:|")
+print("| workload | rays | raypick | closest | any | Embree robust | Embree fast | vs robust | vs fast |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for w, s in order:
     b = best[(w, s)]
-    rp, er, ef = b["raypick"], b["embree-robust"], b["embree-fast"]
-    print(f"| {w} | {s} | {rp:.2f} | {b['raypick any']:.2f} | {er:.2f} | {ef:.2f} | {rp / er:.2f} | {rp / ef:.2f} |")
+    er, ef = b["embree-robust"], b["embree-fast"]
+    for peer in ("raypick", "raypick-batch"):
+        if peer in b:
+            rp = b[peer]
+            print(f"| {w} | {s} | {peer} | {rp:.2f} | {b[peer + ' any']:.2f} | {er:.2f} | {ef:.2f} | {rp / er:.2f} | {rp / ef:.2f} |")
 EOF
