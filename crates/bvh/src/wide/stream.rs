@@ -62,6 +62,11 @@ impl<const CAP: usize> Walk<CAP> {
 /// of the next slot, exactly as `traverse_with_kernel` makes them (the same pushes, the same
 /// `upcoming` calls); then starts loading the next slot, which `traverse_with_kernel` would
 /// visit at once. False when the ray is done.
+///
+/// This is `traverse_with_kernel`'s loop body with its locals in a [`Walk`]. The single-ray
+/// loop keeps its own copy: run through this function it took 2-5% more instructions per
+/// closest hit (measured with callgrind), and the test `traverse_stream_matches_traverse_prepared`
+/// holds the two to the same events.
 #[inline(always)]
 fn step<const N: usize, const CAP: usize, const PAD_NEG: bool, const ORDERED: bool, L, K, F>(
     k: K,
