@@ -11,16 +11,15 @@ const CHUNK: usize = 256;
 /// `out[i] = answer(&rays[i])` for every ray, in parallel chunks; allocates nothing per ray.
 /// The caller has checked that the lengths agree (a longer side is left partly untouched).
 pub(crate) fn fill<T: Send>(rays: &[Ray], out: &mut [T], answer: impl Fn(&Ray) -> T + Sync) {
-    rays.par_chunks(CHUNK)
-        .zip(out.par_chunks_mut(CHUNK))
-        .for_each(|(rays, out)| {
-            for (ray, slot) in rays.iter().zip(out) {
-                *slot = answer(ray);
-            }
-        });
+    fill_chunks(rays, out, |rays, out| {
+        for (ray, slot) in rays.iter().zip(out) {
+            *slot = answer(ray);
+        }
+    });
 }
 
-/// `answer(rays, out)` on matching chunks of `rays` and `out`, in parallel.
+/// `answer(rays, out)` on matching chunks of `rays` and `out`, in parallel (a longer side's
+/// extra chunks are left untouched).
 pub(crate) fn fill_chunks<T: Send>(
     rays: &[Ray],
     out: &mut [T],

@@ -315,13 +315,7 @@ fn scalar_hit<S: LeafSink>(
 #[inline(always)]
 fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
-    let c = Closest {
-        prims: mesh.prim_indices(),
-        best_t: query.t_max,
-        bound: query.t_max,
-        best: None,
-        best_prim: u32::MAX,
-    };
+    let c = Closest::new(mesh, query.t_max);
     let mut v = Leaves {
         mesh,
         k,
@@ -379,6 +373,20 @@ struct Closest<'a> {
     bound: Real,
     best: Option<(RawHit, Slot)>,
     best_prim: u32,
+}
+
+impl<'a> Closest<'a> {
+    /// No hit yet, below `t_max`.
+    #[inline(always)]
+    fn new(mesh: &'a Mesh, t_max: Real) -> Self {
+        Self {
+            prims: mesh.prim_indices(),
+            best_t: t_max,
+            bound: t_max,
+            best: None,
+            best_prim: u32::MAX,
+        }
+    }
 }
 
 impl LeafSink for Closest<'_> {
@@ -558,13 +566,7 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) {
-        let sink = || Closest {
-            prims: self.prim_indices(),
-            best_t: query.t_max,
-            bound: query.t_max,
-            best: None,
-            best_prim: u32::MAX,
-        };
+        let sink = || Closest::new(self, query.t_max);
         self.stream(rays, query, true, sink, |i, c| {
             out[i] = c.best.map(|(h, slot)| self.make_hit(slot, &h));
         });
