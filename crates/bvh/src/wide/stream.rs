@@ -32,16 +32,17 @@ pub(crate) struct Walk<const CAP: usize> {
 }
 
 impl<const CAP: usize> Walk<CAP> {
+    /// At the root, with `[t_min, t_max]`.
     #[inline(always)]
-    fn new() -> Self {
+    fn new(t_min: f32, t_max: f32) -> Self {
         Self {
             item: Item {
-                t: 0.0,
+                t: t_min,
                 child: 0,
                 count: 0,
             },
             stack: Stack::new(),
-            t_max: 0.0,
+            t_max,
         }
     }
 
@@ -162,17 +163,19 @@ where
     }
 }
 
-/// The next valid ray from `next`; invalid ones go straight to `done` (they visit nothing,
-/// as in `traverse_prepared`).
+/// The next valid ray from `next`, with its box constants copied (`step` borrows the
+/// visitor mutably); invalid ones go straight to `done` (they visit nothing, as in
+/// `traverse_prepared`).
 #[inline(always)]
 fn next_valid<V: StreamRay>(
     next: &mut impl FnMut() -> Option<V>,
     done: &mut impl FnMut(V),
-) -> Option<V> {
+) -> Option<(V, RayK)> {
     loop {
         let v = next()?;
         if v.ray().ray().valid {
-            return Some(v);
+            let r = v.ray().boxes;
+            return Some((v, r));
         }
         done(v);
     }
@@ -206,28 +209,18 @@ pub(crate) fn stream_with_kernel<
     S: FnMut() -> Option<V>,
     D: FnMut(V),
 {
-    let mut walks: [Walk<CAP>; R] = std::array::from_fn(|_| Walk::new());
-    let mut rays: [Option<V>; R] = std::array::from_fn(|_| None);
-    // Each ray's box constants, copied once: its visitor is borrowed mutably by `step`.
-    let mut boxes: [Option<RayK>; R] = [None; R];
-    for ((w, v), b) in walks.iter_mut().zip(rays.iter_mut()).zip(boxes.iter_mut()) {
-        *v = next_valid(next, done);
-        *b = v.as_ref().map(|v| v.ray().boxes);
-        w.reset(t_min, t_max);
-    }
+    let mut walks: [Walk<CAP>; R] = std::array::from_fn(|_| Walk::new(t_min, t_max));
+    let mut rays: [Option<(V, RayK)>; R] = std::array::from_fn(|_| next_valid(next, done));
     loop {
         let mut live = false;
-        for ((w, slot), b) in walks.iter_mut().zip(rays.iter_mut()).zip(boxes.iter_mut()) {
-            let (Some(v), Some(r)) = (slot.as_mut(), b.as_ref()) else {
-                continue;
-            };
+        for (w, slot) in walks.iter_mut().zip(rays.iter_mut()) {
+            let Some((v, r)) = slot else { continue };
             live = true;
             if !step::<N, CAP, PAD_NEG, ORDERED, L, K, V>(k, nodes, r, t_min, w, v) {
-                if let Some(v) = slot.take() {
+                if let Some((v, _)) = slot.take() {
                     done(v);
                 }
                 *slot = next_valid(next, done);
-                *b = slot.as_ref().map(|v| v.ray().boxes);
                 w.reset(t_min, t_max);
             }
         }

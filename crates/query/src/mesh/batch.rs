@@ -11,7 +11,7 @@ use crate::par;
 /// triangles and on the bunny, whose trees stay in the caches. 300,000 triangles is also
 /// where `NodeLayout::Auto` turns compact: about 4 MiB of plain nodes and 11 MB of triangle
 /// rows.
-pub(crate) const STREAM_FROM_TRIANGLES: usize = 300_000;
+const STREAM_FROM_TRIANGLES: usize = 300_000;
 
 fn check(rays: usize, results: usize) -> Result<(), MeshError> {
     if rays == results {
