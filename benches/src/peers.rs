@@ -240,6 +240,23 @@ impl RaypickPeer {
         }
     }
 
+    /// The batch buffers holding `rays`, and their shared query: `None` unless this peer is
+    /// timed through the batch queries and the rays share one `t_max`.
+    fn batch(
+        &self,
+        rays: &[BenchRay],
+    ) -> Option<(
+        std::sync::MutexGuard<'_, BatchBuffers>,
+        raypick_query::RayQuery,
+    )> {
+        if !self.batched {
+            return None;
+        }
+        let mut b = self.buffers.lock().ok()?;
+        let q = b.load(rays)?;
+        Some((b, q))
+    }
+
     /// The raypick mesh itself (for its batch queries).
     #[must_use]
     pub fn mesh(&self) -> &raypick_query::Mesh {
@@ -263,11 +280,7 @@ impl Peer for RaypickPeer {
 
     /// One `closest_hit_batch` over all the rays (they must share one `t_max`).
     fn closest_hits(&self, rays: &[BenchRay]) -> Option<(usize, f64)> {
-        if !self.batched {
-            return None;
-        }
-        let mut b = self.buffers.lock().ok()?;
-        let q = b.load(rays)?;
+        let (mut b, q) = self.batch(rays)?;
         let BatchBuffers { rays, hits, .. } = &mut *b;
         hits.resize(rays.len(), None);
         self.mesh.closest_hit_batch(rays, &q, hits).ok()?;
@@ -280,11 +293,7 @@ impl Peer for RaypickPeer {
 
     /// One `any_hit_batch` over all the rays (they must share one `t_max`).
     fn any_hits(&self, rays: &[BenchRay]) -> Option<usize> {
-        if !self.batched {
-            return None;
-        }
-        let mut b = self.buffers.lock().ok()?;
-        let q = b.load(rays)?;
+        let (mut b, q) = self.batch(rays)?;
         let BatchBuffers { rays, any, .. } = &mut *b;
         any.resize(rays.len(), false);
         self.mesh.any_hit_batch(rays, &q, any).ok()?;
