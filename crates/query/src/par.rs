@@ -11,11 +11,24 @@ const CHUNK: usize = 256;
 /// `out[i] = answer(&rays[i])` for every ray, in parallel chunks; allocates nothing per ray.
 /// The caller has checked that the lengths agree (a longer side is left partly untouched).
 pub(crate) fn fill<T: Send>(rays: &[Ray], out: &mut [T], answer: impl Fn(&Ray) -> T + Sync) {
-    fill_chunks(rays, out, |rays, out| {
-        for (ray, slot) in rays.iter().zip(out) {
-            *slot = answer(ray);
-        }
-    });
+    fill_from(rays, out, answer);
+}
+
+/// `out[i] = answer(&inputs[i])` for every input, in parallel chunks of [`CHUNK`] (a longer
+/// side is left partly untouched).
+pub(crate) fn fill_from<I: Sync, T: Send>(
+    inputs: &[I],
+    out: &mut [T],
+    answer: impl Fn(&I) -> T + Sync,
+) {
+    inputs
+        .par_chunks(CHUNK)
+        .zip(out.par_chunks_mut(CHUNK))
+        .for_each(|(inputs, out)| {
+            for (input, slot) in inputs.iter().zip(out) {
+                *slot = answer(input);
+            }
+        });
 }
 
 /// `answer(rays, out)` on matching chunks of `rays` and `out`, in parallel (a longer side's

@@ -24,7 +24,7 @@ fn check(rays: usize, results: usize) -> Result<(), MeshError> {
 impl Mesh {
     /// True when batches are traversed as streams, several rays in turns (see
     /// `WideBvh::traverse_stream`): from [`STREAM_FROM_TRIANGLES`] triangles.
-    fn streams(&self) -> bool {
+    pub(crate) fn streams(&self) -> bool {
         self.len() >= STREAM_FROM_TRIANGLES
     }
 

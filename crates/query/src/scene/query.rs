@@ -413,6 +413,16 @@ impl Scene {
     /// [`Scene::closest_hit`] for every ray, in parallel with rayon: `out[i]` gets exactly
     /// ray `i`'s single-ray answer.
     ///
+    /// A scene whose only object is an instance of a mesh large enough for
+    /// [`Mesh::closest_hit_batch`](crate::Mesh::closest_hit_batch) to stream (300,000
+    /// triangles or more) hands the batch to that mesh, in the instance's frame, so that it
+    /// gains as the mesh's own batch does. The query's filter is then asked once for the
+    /// batch rather than once per ray, and two buffers are allocated per batch (the rays in
+    /// the instance's frame, the mesh's hits). Measured on one instance of a 1M-triangle
+    /// heightfield, one thread, 100,000 rays: 1.43-1.49x the single-ray loop on random rays,
+    /// 1.28-1.33x on camera rays (any hit 1.42-1.75x). Other scenes answer one ray at a
+    /// time, allocating nothing.
+    ///
     /// # Errors
     /// [`SceneError::BatchLengthMismatch`] (touching nothing) when the lengths differ.
     pub fn closest_hit_batch(
@@ -422,12 +432,23 @@ impl Scene {
         out: &mut [Option<SceneHit>],
     ) -> Result<(), SceneError> {
         check_batch(rays.len(), out.len())?;
-        crate::par::fill(rays, out, |ray| self.closest_hit(ray, query));
+        if let Some(sole) = self.sole_streamed_mesh(query) {
+            let local = sole.local_rays(self, rays, query);
+            let mut hits = vec![None; rays.len()];
+            sole.mesh
+                .closest_hit_batch(&local, &sole.query(query), &mut hits)
+                .map_err(|_| unequal(rays.len()))?;
+            crate::par::fill_from(&hits, out, |h| {
+                h.map(|h| self.mesh_hit(sole.id, sole.obj, sole.mesh_id, &h))
+            });
+        } else {
+            crate::par::fill(rays, out, |ray| self.closest_hit(ray, query));
+        }
         Ok(())
     }
 
     /// [`Scene::any_hit`] for every ray, in parallel; the contract of
-    /// [`Scene::closest_hit_batch`].
+    /// [`Scene::closest_hit_batch`], including its hand-over to a sole large mesh.
     ///
     /// # Errors
     /// [`SceneError::BatchLengthMismatch`] when the lengths differ.
@@ -438,8 +459,87 @@ impl Scene {
         out: &mut [bool],
     ) -> Result<(), SceneError> {
         check_batch(rays.len(), out.len())?;
-        crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
+        if let Some(sole) = self.sole_streamed_mesh(query) {
+            let local = sole.local_rays(self, rays, query);
+            sole.mesh
+                .any_hit_batch(&local, &sole.query(query), out)
+                .map_err(|_| unequal(rays.len()))?;
+        } else {
+            crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
+        }
         Ok(())
+    }
+}
+
+/// The only object of a scene, an instance of a mesh whose batches stream, that passes a
+/// query's mask and filter: batches over the scene are batches over that mesh.
+struct SoleMesh<'s> {
+    id: InstanceId,
+    obj: &'s Object,
+    mesh_id: MeshId,
+    mesh: &'s crate::Mesh,
+}
+
+impl Scene {
+    fn sole_streamed_mesh(&self, query: &SceneQuery<'_>) -> Option<SoleMesh<'_>> {
+        if self.len() != 1 {
+            return None;
+        }
+        let id = self.instances().next()?;
+        let obj = self.object(id)?;
+        match &obj.geometry {
+            Geometry::Mesh {
+                id: mesh_id, mesh, ..
+            } if mesh.streams() && query.accepts(id, obj) => Some(SoleMesh {
+                id,
+                obj,
+                mesh_id: *mesh_id,
+                mesh,
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl SoleMesh<'_> {
+    /// The mesh query of the single-ray path ([`Scene::hit_object`] with nothing hit yet).
+    fn query(&self, query: &SceneQuery<'_>) -> RayQuery {
+        RayQuery {
+            t_min: query.t_min,
+            t_max: query.t_max,
+            cull: query.cull,
+        }
+    }
+
+    /// Each ray in the instance's frame where the single-ray query would test the mesh
+    /// with it (a valid ray and interval, through the top-level tree's box test), and a
+    /// zero-direction ray, which finds nothing, where it would not.
+    fn local_rays(&self, scene: &Scene, rays: &[Ray], query: &SceneQuery<'_>) -> Vec<Ray> {
+        let mut local = vec![Ray::new(Point3::origin(), Vector3::zeros()); rays.len()];
+        crate::par::fill_from(rays, &mut local, |ray| {
+            let mut visited = false;
+            if ray.is_valid() && query.t_min <= query.t_max {
+                scene.visit_ray(ray, query.t_min, query.t_max, |_, _| {
+                    visited = true;
+                    ControlFlow::Break(())
+                });
+            }
+            if visited {
+                self.obj.transform.ray_to_object(ray)
+            } else {
+                Ray::new(Point3::origin(), Vector3::zeros())
+            }
+        });
+        local
+    }
+}
+
+/// The error of a mesh batch handed `n` rays: cannot happen, as the lengths are checked
+/// first, but reported rather than unwrapped.
+fn unequal(n: usize) -> SceneError {
+    SceneError::BatchLengthMismatch {
+        inputs: n,
+        outputs: n,
     }
 }
 

@@ -1,0 +1,98 @@
+//! Scene batches that hand their rays to a sole large mesh (see `Scene::closest_hit_batch`)
+//! give exactly the single-ray answers: transformed instances, rays the top-level tree turns
+//! away, invalid rays, bounded and culled queries, masks and filters, a stale top-level tree,
+//! and scenes where the hand-over does not apply.
+
+mod mesh_util;
+
+use mesh_util::*;
+use nalgebra::{Matrix4, Point3, Rotation3, Vector3};
+use raypick_primitives::{Cull, Ray};
+use raypick_query::scene::{InstanceId, Scene, SceneQuery};
+
+/// Every batch answer of `scene` equals the single-ray answer, for each query; returns the
+/// number of closest hits of each query.
+fn check(scene: &Scene, rays: &[Ray], queries: &[SceneQuery<'_>], what: &str) -> Vec<usize> {
+    let mut counts = Vec::new();
+    for q in queries {
+        let mut hits = 0;
+        let mut out = vec![None; rays.len()];
+        scene.closest_hit_batch(rays, q, &mut out).unwrap();
+        let mut any = vec![false; rays.len()];
+        scene.any_hit_batch(rays, q, &mut any).unwrap();
+        for (i, r) in rays.iter().enumerate() {
+            let one = scene.closest_hit(r, q);
+            assert_eq!(out[i], one, "{what} {q:?}: ray {i} {r:?}");
+            assert_eq!(any[i], scene.any_hit(r, q), "{what} {q:?}: ray {i} {r:?}");
+            hits += usize::from(one.is_some());
+        }
+        counts.push(hits);
+    }
+    counts
+}
+
+#[test]
+fn sole_large_mesh_batches_match_single_queries() {
+    // 2 * 390^2 = 304,200 triangles: above the mesh batches' stream threshold (300,000).
+    let tm = grid(390, 0.3);
+    let mut scene = Scene::new();
+    let mesh = scene.add_mesh(tm.mesh());
+    let transform = Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
+        * Rotation3::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
+        * Matrix4::new_nonuniform_scaling(&Vector3::new(2.0, 0.5, 1.5));
+    let id = scene.add_instance(mesh, &transform).unwrap();
+    let world = scene.world_box(id).unwrap();
+    // Wide rays: many miss the instance's world box, which the top-level tree turns away.
+    let mut wide = world;
+    wide.min -= world.extents();
+    wide.max += world.extents();
+    let mut rays = random_rays(&world, 1200, 31);
+    rays.extend(camera_rays(&world, 1200, 32));
+    rays.extend(inner_rays(&world, 400, 33));
+    rays.extend(random_rays(&wide, 600, 34));
+    let o = world.center() + Vector3::new(0.0, 0.0, 5.0);
+    for i in (0..rays.len()).step_by(89) {
+        rays[i] = match i % 3 {
+            0 => Ray::new(o, Vector3::zeros()),
+            1 => Ray::new(Point3::new(f32::NAN, 0.0, 0.0), -Vector3::z()),
+            _ => Ray::new(o, Vector3::new(0.0, f32::INFINITY, -1.0)),
+        };
+    }
+    let accept_data_0 = |_: InstanceId, data: u64| data == 0;
+    let reject_all = |_: InstanceId, _: u64| false;
+    let queries = [
+        SceneQuery::default(),
+        SceneQuery::new(-0.5, 2.0),
+        SceneQuery::new(0.1, 1.5).with_cull(Cull::Back),
+        SceneQuery::default().with_cull(Cull::Front),
+        SceneQuery::new(1.0, 0.5),
+        SceneQuery::default().with_filter(&accept_data_0),
+        SceneQuery::default().with_filter(&reject_all),
+        SceneQuery::default().with_mask(0),
+    ];
+    // Before the top-level update every object is tested (no box test), then through the
+    // tree.
+    assert!(scene.is_stale());
+    let stale = check(&scene, &rays, &queries, "stale");
+    scene.update();
+    let fresh = check(&scene, &rays, &queries, "fresh");
+    assert_eq!(stale, fresh);
+    // The unbounded queries hit often but not always; the empty interval, the rejecting
+    // filter and the zero mask never.
+    for (k, &n) in fresh.iter().enumerate() {
+        let expect = match k {
+            0 | 3 | 5 => n > rays.len() / 10 && n < rays.len(),
+            4 | 6 | 7 => n == 0,
+            _ => n < rays.len(),
+        };
+        assert!(expect, "query {k}: {n} hits of {}", rays.len());
+    }
+
+    // A second object: every ray answered one at a time again, the same answers.
+    let small = scene.add_mesh(grid(4, 0.1).mesh());
+    scene
+        .add_instance(small, &Matrix4::new_translation(&world.center().coords))
+        .unwrap();
+    scene.update();
+    check(&scene, &rays, &queries[..2], "two objects");
+}
