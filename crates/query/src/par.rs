@@ -21,24 +21,22 @@ pub(crate) fn fill_from<I: Sync, T: Send>(
     out: &mut [T],
     answer: impl Fn(&I) -> T + Sync,
 ) {
+    fill_chunks(inputs, out, |inputs, out| {
+        for (input, slot) in inputs.iter().zip(out) {
+            *slot = answer(input);
+        }
+    });
+}
+
+/// `answer(inputs, out)` on matching chunks of `inputs` and `out`, in parallel (a longer
+/// side's extra chunks are left untouched).
+pub(crate) fn fill_chunks<I: Sync, T: Send>(
+    inputs: &[I],
+    out: &mut [T],
+    answer: impl Fn(&[I], &mut [T]) + Sync,
+) {
     inputs
         .par_chunks(CHUNK)
         .zip(out.par_chunks_mut(CHUNK))
-        .for_each(|(inputs, out)| {
-            for (input, slot) in inputs.iter().zip(out) {
-                *slot = answer(input);
-            }
-        });
-}
-
-/// `answer(rays, out)` on matching chunks of `rays` and `out`, in parallel (a longer side's
-/// extra chunks are left untouched).
-pub(crate) fn fill_chunks<T: Send>(
-    rays: &[Ray],
-    out: &mut [T],
-    answer: impl Fn(&[Ray], &mut [T]) + Sync,
-) {
-    rays.par_chunks(CHUNK)
-        .zip(out.par_chunks_mut(CHUNK))
-        .for_each(|(rays, out)| answer(rays, out));
+        .for_each(|(inputs, out)| answer(inputs, out));
 }
