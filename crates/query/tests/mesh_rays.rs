@@ -7,7 +7,7 @@ mod mesh_util;
 
 use mesh_util::*;
 use rayon::prelude::*;
-use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
+use raypick_primitives::{ray_triangle, Cull, Ray, Triangle, Vector3};
 use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, RayQuery};
 
@@ -323,14 +323,7 @@ fn streamed_batches_match_single_queries() {
     let mut rays = random_rays(&b, 1500, 91);
     rays.extend(camera_rays(&b, 1500, 92));
     rays.extend(inner_rays(&b, 500, 93));
-    let o = b.center() + Vector3::new(0.0, 0.0, 2.0);
-    for i in (0..rays.len()).step_by(97) {
-        rays[i] = match i % 3 {
-            0 => Ray::new(o, Vector3::zeros()),
-            1 => Ray::new(Point3::new(f32::NAN, 0.0, 0.0), -Vector3::z()),
-            _ => Ray::new(o, Vector3::new(0.0, f32::INFINITY, -1.0)),
-        };
-    }
+    spoil_rays(&mut rays, 97, b.center() + Vector3::new(0.0, 0.0, 2.0));
     let queries = [
         RayQuery::default(),
         RayQuery::new(-0.5, 2.0),

@@ -6,7 +6,7 @@
 mod mesh_util;
 
 use mesh_util::*;
-use nalgebra::{Matrix4, Point3, Rotation3, Vector3};
+use nalgebra::{Matrix4, Rotation3, Vector3};
 use raypick_primitives::{Cull, Ray};
 use raypick_query::scene::{InstanceId, Scene, SceneQuery};
 
@@ -36,7 +36,9 @@ fn sole_large_mesh_batches_match_single_queries() {
     // 2 * 390^2 = 304,200 triangles: above the mesh batches' stream threshold (300,000).
     let tm = grid(390, 0.3);
     let mut scene = Scene::new();
-    let mesh = scene.add_mesh(tm.mesh());
+    let big = tm.mesh();
+    assert!(big.len() >= 300_000, "the hand-over needs a streamed mesh");
+    let mesh = scene.add_mesh(big);
     let transform = Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
         * Rotation3::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
         * Matrix4::new_nonuniform_scaling(&Vector3::new(2.0, 0.5, 1.5));
@@ -50,14 +52,7 @@ fn sole_large_mesh_batches_match_single_queries() {
     rays.extend(camera_rays(&world, 1200, 32));
     rays.extend(inner_rays(&world, 400, 33));
     rays.extend(random_rays(&wide, 600, 34));
-    let o = world.center() + Vector3::new(0.0, 0.0, 5.0);
-    for i in (0..rays.len()).step_by(89) {
-        rays[i] = match i % 3 {
-            0 => Ray::new(o, Vector3::zeros()),
-            1 => Ray::new(Point3::new(f32::NAN, 0.0, 0.0), -Vector3::z()),
-            _ => Ray::new(o, Vector3::new(0.0, f32::INFINITY, -1.0)),
-        };
-    }
+    spoil_rays(&mut rays, 89, world.center() + Vector3::new(0.0, 0.0, 5.0));
     let accept_data_0 = |_: InstanceId, data: u64| data == 0;
     let reject_all = |_: InstanceId, _: u64| false;
     let queries = [

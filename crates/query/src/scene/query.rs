@@ -515,22 +515,23 @@ impl SoleMesh<'_> {
     /// with it (a valid ray and interval, through the top-level tree's box test), and a
     /// zero-direction ray, which finds nothing, where it would not.
     fn local_rays(&self, scene: &Scene, rays: &[Ray], query: &SceneQuery<'_>) -> Vec<Ray> {
-        let mut local = vec![Ray::new(Point3::origin(), Vector3::zeros()); rays.len()];
-        crate::par::fill_from(rays, &mut local, |ray| {
-            let mut visited = false;
-            if ray.is_valid() && query.t_min <= query.t_max {
-                scene.visit_ray(ray, query.t_min, query.t_max, |_, _| {
-                    visited = true;
-                    ControlFlow::Break(())
-                });
-            }
-            if visited {
-                self.obj.transform.ray_to_object(ray)
-            } else {
-                Ray::new(Point3::origin(), Vector3::zeros())
-            }
-        });
-        local
+        use rayon::prelude::*;
+        rays.par_iter()
+            .map(|ray| {
+                let mut visited = false;
+                if ray.is_valid() && query.t_min <= query.t_max {
+                    scene.visit_ray(ray, query.t_min, query.t_max, |_, _| {
+                        visited = true;
+                        ControlFlow::Break(())
+                    });
+                }
+                if visited {
+                    self.obj.transform.ray_to_object(ray)
+                } else {
+                    Ray::new(Point3::origin(), Vector3::zeros())
+                }
+            })
+            .collect()
     }
 }
 

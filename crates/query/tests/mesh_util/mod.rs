@@ -372,6 +372,18 @@ pub fn bunny() -> TestMesh {
     }
 }
 
+/// Replaces every `step`-th ray of `rays` by one that can hit nothing, in turn: a zero
+/// direction from `o`, a NaN origin, an infinite direction component.
+pub fn spoil_rays(rays: &mut [Ray], step: usize, o: Point3<f32>) {
+    for i in (0..rays.len()).step_by(step) {
+        rays[i] = match i % 3 {
+            0 => Ray::new(o, Vector3::zeros()),
+            1 => Ray::new(Point3::new(f32::NAN, 0.0, 0.0), -Vector3::z()),
+            _ => Ray::new(o, Vector3::new(0.0, f32::INFINITY, -1.0)),
+        };
+    }
+}
+
 /// Incoherent rays: origins on a sphere of 1.5x the box's half-diagonal, aimed at uniform
 /// points inside the box.
 pub fn random_rays(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
