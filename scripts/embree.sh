@@ -3,7 +3,9 @@
 #
 # Runs ../shared/peers/embree_ref.py (Embree 4 through embreex, single thread) on every
 # exported mesh / ray set pair in bench-data/ and appends one JSON line per Embree mode
-# (robust, fast) to bench-data/embree.jsonl (the file is rewritten on each run).
+# (robust, fast) to bench-data/embree.jsonl (the file is rewritten on each run), then the same
+# for Embree's any hit (rtcOccluded1, scripts/embree_occluded.py; lines with "query":
+# "occluded", which `compare` shows in the Embree rows' any-hit column).
 #
 #   scripts/embree.sh [WORKLOAD...]        # default: every *.mesh in bench-data/
 #
@@ -26,6 +28,8 @@ for w in "${workloads[@]}"; do
             exit 1
         fi
         "$venv/bin/python" "$peers/embree_ref.py" "$data/$w.mesh" "$rays" \
+            --threads 1 --passes "$passes" | tee -a "$out"
+        RAYPICK_PEERS="$peers" "$venv/bin/python" "$root/scripts/embree_occluded.py" "$data/$w.mesh" "$rays" \
             --threads 1 --passes "$passes" | tee -a "$out"
     done
 done

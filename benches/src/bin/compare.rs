@@ -17,7 +17,8 @@
 //!                      (f32 little-endian, NaN for a miss) to find the rays where rows differ
 //!   --data DIR         read meshes and rays from exchange files in DIR instead of generating
 //!   --embree FILE      JSON lines of scripts/embree.sh to merge (default:
-//!                      bench-data/embree.jsonl when it exists and the ray counts match)
+//!                      bench-data/embree.jsonl when it exists and the ray counts match);
+//!                      its "occluded" lines give the Embree rows' any-hit column
 //! ```
 //! Builds: "1T" on the calling thread, "nT" with the engine's parallel builder where it has
 //! one (raypick, the `bvh` crate's `build_par`).
@@ -223,7 +224,10 @@ fn embree_rows(args: &Args) -> Vec<Row> {
         }
         return Vec::new();
     };
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    // Any-hit lines (`"query": "occluded"`, scripts/embree_occluded.py) fill in the any-hit
+    // column of their closest-hit row, read first.
+    let mut occluded = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             eprintln!("compare: skipping a malformed line of {}", path.display());
@@ -246,6 +250,11 @@ fn embree_rows(args: &Args) -> Vec<Row> {
             continue;
         }
         let tris = f("triangles").unwrap_or(0.0);
+        if s("query") == "occluded" {
+            let hits = f("hits").unwrap_or(0.0) as usize;
+            occluded.push((w, set, format!("{} (py)", s("peer")), f("mrays_s"), hits));
+            continue;
+        }
         rows.push(Row {
             workload: w,
             set,
@@ -265,6 +274,19 @@ fn embree_rows(args: &Args) -> Vec<Row> {
                 String::new()
             },
         });
+    }
+    for (w, set, peer, mrays_s, hits) in occluded {
+        let Some(r) = rows
+            .iter_mut()
+            .find(|r| r.workload == w && r.set == set && r.peer == peer)
+        else {
+            continue;
+        };
+        r.any_1t = mrays_s;
+        // Occluded rays are the rays that hit: a different count is a leak one way or the other.
+        if hits != r.hits {
+            r.note.push_str(&format!("; any hits {hits}"));
+        }
     }
     rows
 }
