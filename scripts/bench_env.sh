@@ -1,18 +1,18 @@
 # Shared set-up of the benchmark scripts (sourced by embree.sh and ratios.sh, not run).
 #
-# Sets `root`, `peers`, `venv` (EMBREE_VENV, default ~/.cache/raypick-embree) and `data`
+# Sets `root`, `venv` (EMBREE_VENV, default ~/.cache/raypick-embree) and `data`
 # (RAYPICK_BENCH_DATA, default bench-data at the repository root); makes the Embree venv and
 # the exchange files when they are missing; `workloads_from_args "$@"` sets `workloads` to the
 # arguments, or to every *.mesh in `data`. `script` names the caller in messages.
 script="$(basename "$0")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-peers="$(cd "$root/../shared/peers" && pwd)"
 venv="${EMBREE_VENV:-$HOME/.cache/raypick-embree}"
 data="${RAYPICK_BENCH_DATA:-$root/bench-data}"
 
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import embreex.rtcore_scene" 2>/dev/null; then
-    echo "$script: setting up $venv" >&2
-    EMBREE_VENV="$venv" "$peers/setup.sh" >&2
+    echo "$script: setting up $venv (numpy and embreex from the package index)" >&2
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install -q numpy embreex >&2
 fi
 
 if ! ls "$data"/*.mesh >/dev/null 2>&1; then

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Embree reference figures on raypick's benchmark workloads.
 #
-# Runs ../shared/peers/embree_ref.py (Embree 4 through embreex, single thread) on every
-# exported mesh / ray set pair in bench-data/ and appends one JSON line per Embree mode
-# (robust, fast) to bench-data/embree.jsonl (the file is rewritten on each run), then the same
-# for Embree's any hit (rtcOccluded1, scripts/embree_occluded.py; lines with "query":
-# "occluded", which `compare` shows in the Embree rows' any-hit column).
+# Runs scripts/embree_bench.py (Embree 4 through embreex, single thread) on every exported
+# mesh / ray set pair in bench-data/ and writes its JSON lines (per Embree mode, robust and
+# fast: closest hit, and any hit as "query": "occluded", which `compare` shows in the Embree
+# rows' any-hit column) to bench-data/embree.jsonl (rewritten on each run).
 #
 #   scripts/embree.sh [WORKLOAD...]        # default: every *.mesh in bench-data/
 #
@@ -27,9 +26,7 @@ for w in "${workloads[@]}"; do
             echo "embree.sh: missing $data/$w.mesh or $rays" >&2
             exit 1
         fi
-        "$venv/bin/python" "$peers/embree_ref.py" "$data/$w.mesh" "$rays" \
-            --threads 1 --passes "$passes" | tee -a "$out"
-        RAYPICK_PEERS="$peers" "$venv/bin/python" "$root/scripts/embree_occluded.py" "$data/$w.mesh" "$rays" \
+        "$venv/bin/python" "$root/scripts/embree_bench.py" "$data/$w.mesh" "$rays" \
             --threads 1 --passes "$passes" | tee -a "$out"
     done
 done

@@ -25,20 +25,15 @@ trap 'rm -f "$runs"' EXIT
 for w in "${workloads[@]}"; do
     for set in pick random; do
         for _ in $(seq "$reps"); do
-            "$venv/bin/python" "$peers/embree_ref.py" "$data/$w.mesh" "$data/${w}_$set.rays" \
-                --threads 1 --passes 5 2>/dev/null |
+            "$venv/bin/python" "$root/scripts/embree_bench.py" "$data/$w.mesh" \
+                "$data/${w}_$set.rays" --threads 1 --passes 5 2>/dev/null |
                 "$venv/bin/python" -c '
 import json, sys
 for line in sys.stdin:
     d = json.loads(line)
-    print(sys.argv[1], sys.argv[2], d["peer"], d["mrays_s"], "-")' "$w" "$set" | tee -a "$runs"
-            RAYPICK_PEERS="$peers" "$venv/bin/python" "$root/scripts/embree_occluded.py" \
-                "$data/$w.mesh" "$data/${w}_$set.rays" --threads 1 --passes 5 2>/dev/null |
-                "$venv/bin/python" -c '
-import json, sys
-for line in sys.stdin:
-    d = json.loads(line)
-    print(sys.argv[1], sys.argv[2], d["peer"], "-", d["mrays_s"])' "$w" "$set" | tee -a "$runs"
+    closest = d["query"] == "closest"
+    print(sys.argv[1], sys.argv[2], d["peer"], d["mrays_s"] if closest else "-",
+          "-" if closest else d["mrays_s"])' "$w" "$set" | tee -a "$runs"
             "$compare" --workloads "$w" --sets "$set" --peers raypick,raypick-batch --no-mt \
                 --points 0 --passes 5 --brute-budget 0 --data "$data" 2>/dev/null |
                 awk -F'|' -v w="$w" -v s="$set" 'NF > 10 && $4 ~ /raypick/ {

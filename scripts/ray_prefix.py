@@ -2,7 +2,7 @@
 """Writes the first N rays of a benchmark exchange ray file (u32 count, then 7 f32 per ray).
 
 Used to count instructions per ray with callgrind on the same rays for raypick's `compare`
-(`--rays N`) and for ../shared/peers/embree_ref.py (which takes whole files):
+(`--rays N`) and for scripts/embree_bench.py (which takes whole files):
 
     scripts/ray_prefix.py bench-data/bunny_random.rays 20000 /tmp/bunny_random_20k.rays
 """

@@ -13,12 +13,14 @@
 //! ```
 
 pub mod exchange;
+pub mod hard;
 pub mod noise;
 pub mod peers;
 pub mod rng;
 pub mod workloads;
 
 pub use exchange::{read_mesh, read_rays, write_mesh, write_rays, ExchangeError};
+pub use hard::{architecture, cad_part, noisy_terrain};
 pub use peers::{Peer, PeerError, PeerKind};
 pub use workloads::{
     displaced_sphere, load_obj, query_points, soup, terrain, BenchRay, MeshData, RaySet, Workload,

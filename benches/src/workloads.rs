@@ -1,5 +1,6 @@
-//! The benchmark workloads of `workloads.md`: four meshes and two ray sets per mesh, all
-//! generated deterministically from fixed seeds.
+//! The benchmark workloads: nine meshes and two ray sets per mesh, all generated
+//! deterministically from fixed seeds. The first four are smooth meshes (and a soup); the
+//! other five ([`crate::hard`]) have the long thin triangles of CAD and scans.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -70,6 +71,17 @@ pub enum Workload {
     Terrain1m,
     /// 100,000 independent small random triangles in the unit cube.
     Soup100k,
+    /// A CAD-like engine part ([`crate::cad_part`]), 117,984 mostly sliver triangles.
+    Cad,
+    /// An architectural model ([`crate::architecture`]): long walls and many small fixtures.
+    Arch,
+    /// A 355 x 355 heightfield with 4 cells of white noise ([`crate::noisy_terrain`]),
+    /// 250,632 triangles.
+    Noisy250k,
+    /// The same at 708 x 708 vertices, 999,698 triangles.
+    Noisy1m,
+    /// The same at 1415 x 1415 vertices, 3,998,792 triangles.
+    Noisy4m,
 }
 
 /// The two ray sets of `workloads.md`.
@@ -111,11 +123,16 @@ pub enum WorkloadError {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 4] = [
+    pub const ALL: [Workload; 9] = [
         Workload::Bunny,
         Workload::Sphere1m,
         Workload::Terrain1m,
         Workload::Soup100k,
+        Workload::Cad,
+        Workload::Arch,
+        Workload::Noisy250k,
+        Workload::Noisy1m,
+        Workload::Noisy4m,
     ];
 
     /// The name used in tables, file names and command lines (`bunny`, `sphere_1m`, ...).
@@ -126,6 +143,11 @@ impl Workload {
             Workload::Sphere1m => "sphere_1m",
             Workload::Terrain1m => "terrain_1m",
             Workload::Soup100k => "soup_100k",
+            Workload::Cad => "cad",
+            Workload::Arch => "arch",
+            Workload::Noisy250k => "noisy_250k",
+            Workload::Noisy1m => "noisy_1m",
+            Workload::Noisy4m => "noisy_4m",
         }
     }
 
@@ -145,6 +167,11 @@ impl Workload {
             Workload::Sphere1m => Ok(displaced_sphere(512, 1000, 0x5EED_0001)),
             Workload::Terrain1m => Ok(terrain(708, 0x5EED_0002)),
             Workload::Soup100k => Ok(soup(100_000, 0x5EED_0003)),
+            Workload::Cad => Ok(crate::cad_part(0x5EED_0004)),
+            Workload::Arch => Ok(crate::architecture(0x5EED_0005)),
+            Workload::Noisy250k => Ok(crate::noisy_terrain(355, 4.0, 0x5EED_0006)),
+            Workload::Noisy1m => Ok(crate::noisy_terrain(708, 4.0, 0x5EED_0006)),
+            Workload::Noisy4m => Ok(crate::noisy_terrain(1415, 4.0, 0x5EED_0006)),
         }
     }
 
@@ -154,6 +181,11 @@ impl Workload {
             Workload::Sphere1m => 12,
             Workload::Terrain1m => 13,
             Workload::Soup100k => 14,
+            Workload::Cad => 15,
+            Workload::Arch => 16,
+            Workload::Noisy250k => 17,
+            Workload::Noisy1m => 18,
+            Workload::Noisy4m => 19,
         }
     }
 }

@@ -7,7 +7,7 @@
 //!   --sets LIST        pick,random (default: both)
 //!   --peers LIST       raypick,parry3d,bvh,obvhs,brute (default: every available one)
 //!   --rays N           rays per set (default 100000; shrink for a quick run)
-//!   --passes N         timed passes, the best is kept (default 5, as embree_ref.py)
+//!   --passes N         timed passes, the best is kept (default 5, as embree_bench.py)
 //!   --points N         nearest-point queries per workload (default 10000, 0 = skip)
 //!   --brute-budget N   triangle tests allowed to brute force per ray set (default 3e7);
 //!                      brute force runs on that prefix of the rays, and every other peer is
@@ -225,7 +225,7 @@ fn embree_rows(args: &Args) -> Vec<Row> {
         return Vec::new();
     };
     let mut rows: Vec<Row> = Vec::new();
-    // Any-hit lines (`"query": "occluded"`, scripts/embree_occluded.py) fill in the any-hit
+    // Any-hit lines (`"query": "occluded"`, scripts/embree_bench.py) fill in the any-hit
     // column of their closest-hit row, read first.
     let mut occluded = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

@@ -412,7 +412,13 @@ fn high_quality_lowers_sah_and_reports_it() {
     assert!(opt.sah_after < opt.sah_before, "{opt:?}");
     assert_eq!(report.sah_final, opt.sah_after);
     let balanced = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
-    assert!(hq.sah_cost() < balanced.sah_cost());
+    assert!(
+        hq.sah_cost() < balanced.sah_cost(),
+        "{} {} {:?}",
+        hq.sah_cost(),
+        balanced.sah_cost(),
+        opt
+    );
     // Deterministic.
     assert_eq!(
         Bvh::build(&boxes, &BuildConfig::high_quality()).unwrap(),
