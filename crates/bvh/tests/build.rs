@@ -124,6 +124,7 @@ fn hand_computed_sah() {
     let unit = BuildConfig {
         traversal_cost: 1.0,
         intersection_cost: 1.0,
+        min_leaf_size: 1,
         ..BuildConfig::default()
     };
     // Two unit cubes 1 apart on x: root 3x1x1 (half area 7), leaves half area 3 each:

@@ -301,9 +301,23 @@ fn watertight_torus_even_crossings() {
     check(&Shooter::new(&m, false, Some(outside)).run(scale(2000, 500_000), 40));
 }
 
+#[test]
+fn watertight_cad_cylinder() {
+    // Long slivers on the side, fans of thin triangles on the caps.
+    let m = cad_cylinder(128, 0.3, 3.0);
+    check(&Shooter::new(&m, true, None).run(scale(2000, 500_000), 50));
+}
+
 /// The tests above run on the fastest SIMD path, chosen once per process; this one reruns
 /// them in child processes capped at SSE and at the scalar path (`RAYPICK_SIMD`).
 #[test]
 fn watertight_on_every_simd_path() {
-    rerun_on_every_simd_path("watertight_", "watertight_on_every_simd_path", 4);
+    rerun_on_every_simd_path("watertight_", "watertight_on_every_simd_path", 6);
+}
+
+/// The tests above build with the default preset; this one reruns them with `fast` and
+/// `high_quality` (`RAYPICK_TEST_PRESET`).
+#[test]
+fn watertight_on_every_preset() {
+    rerun_on_every_preset("watertight_", "watertight_on_every_preset", 6);
 }

@@ -20,6 +20,17 @@ pub fn scale(ci: usize, long_n: usize) -> usize {
     }
 }
 
+/// The build preset the tests' meshes use: `RAYPICK_TEST_PRESET` (`fast`, `balanced` or
+/// `high_quality`; default `balanced`), set by [`rerun_on_every_preset`].
+pub fn preset() -> raypick_bvh::BuildConfig {
+    match std::env::var("RAYPICK_TEST_PRESET").as_deref() {
+        Ok("fast") => raypick_bvh::BuildConfig::fast(),
+        Ok("high_quality") => raypick_bvh::BuildConfig::high_quality(),
+        Ok("balanced") | Err(_) => raypick_bvh::BuildConfig::balanced(),
+        Ok(other) => panic!("RAYPICK_TEST_PRESET={other}: not a preset"),
+    }
+}
+
 /// SplitMix64: small, seeded, good enough for test inputs.
 pub struct Rng(u64);
 
@@ -85,8 +96,10 @@ impl TestMesh {
     pub fn bounds(&self) -> Aabb {
         self.positions.iter().fold(Aabb::EMPTY, |b, p| b.grow(p))
     }
+    /// The mesh, built with the preset that [`preset`] names.
     pub fn mesh(&self) -> raypick_query::Mesh {
-        raypick_query::Mesh::new(self.positions.clone(), self.triangles.clone()).unwrap()
+        let (positions, triangles) = (self.positions.clone(), self.triangles.clone());
+        raypick_query::Mesh::with_config(positions, triangles, &preset()).unwrap()
     }
 }
 
@@ -132,6 +145,91 @@ pub fn grid(n: usize, amplitude: f32) -> TestMesh {
     }
     TestMesh {
         name: format!("grid_{n}"),
+        positions,
+        triangles,
+    }
+}
+
+/// A heightfield like [`grid`] plus white noise of `cells` grid cells on every height: most
+/// triangles become tall slivers, as in raw scans.
+pub fn noisy_grid(n: usize, cells: f32, seed: u64) -> TestMesh {
+    let mut m = grid(n, 0.2);
+    let mut rng = Rng::new(seed);
+    let amp = cells * 2.0 / n as f32;
+    for p in &mut m.positions {
+        p.z += rng.range(-amp, amp);
+    }
+    m.name = format!("noisy_grid_{n}");
+    m
+}
+
+/// A closed cylinder along x tessellated as CAD exporters do: one quad per segment along the
+/// whole length and fan caps, so every triangle is a long sliver. Convex.
+pub fn cad_cylinder(segments: usize, radius: f32, length: f32) -> TestMesh {
+    let mut positions = Vec::new();
+    for end in [0.0, length] {
+        for j in 0..segments {
+            let a = std::f32::consts::TAU * j as f32 / segments as f32;
+            positions.push(Point3::new(end, radius * a.cos(), radius * a.sin()));
+        }
+    }
+    let (c0, c1) = (positions.len() as u32, positions.len() as u32 + 1);
+    positions.push(Point3::new(0.0, 0.0, 0.0));
+    positions.push(Point3::new(length, 0.0, 0.0));
+    let s = segments as u32;
+    let mut triangles = Vec::new();
+    for j in 0..s {
+        let k = (j + 1) % s;
+        triangles.push([j, k, s + k]);
+        triangles.push([j, s + k, s + j]);
+        triangles.push([c0, k, j]);
+        triangles.push([c1, s + j, s + k]);
+    }
+    TestMesh {
+        name: format!("cad_cylinder_{segments}"),
+        positions,
+        triangles,
+    }
+}
+
+/// Long thin boxes of very different sizes, as walls, beams and fixtures in an architectural
+/// model: `n` disjoint closed cuboids on a lattice, each long along one axis.
+pub fn walls(n: usize, seed: u64) -> TestMesh {
+    let mut rng = Rng::new(seed);
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..n {
+        let centre = [(i % 4) as f32, ((i / 4) % 4) as f32, (i / 16) as f32];
+        let long = rng.below(3);
+        let size: [f32; 3] = std::array::from_fn(|a| {
+            if a == long {
+                rng.range(0.5, 0.95)
+            } else {
+                rng.range(0.02, 0.3)
+            }
+        });
+        let base = positions.len() as u32;
+        for k in 0..8 {
+            positions.push(Point3::new(
+                centre[0] + if k & 1 == 0 { -size[0] } else { size[0] } / 2.0,
+                centre[1] + if k & 2 == 0 { -size[1] } else { size[1] } / 2.0,
+                centre[2] + if k & 4 == 0 { -size[2] } else { size[2] } / 2.0,
+            ));
+        }
+        for [a, b, c, d] in [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ] {
+            triangles.push([base + a, base + b, base + c]);
+            triangles.push([base + a, base + c, base + d]);
+        }
+    }
+    TestMesh {
+        name: format!("walls_{n}"),
         positions,
         triangles,
     }
@@ -604,25 +702,45 @@ pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
 /// processes capped at SSE and at the scalar path (`RAYPICK_SIMD`; the path is chosen once
 /// per process), and checks that `expected` tests passed in each. Returns at once in a child.
 pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
-    if std::env::var_os("RAYPICK_SIMD").is_some() {
+    rerun_with("RAYPICK_SIMD", &["sse", "scalar"], filter, caller, expected);
+}
+
+/// Reruns this test binary's tests matching `filter` (all but `caller`) in child processes
+/// whose meshes are built with the `fast` and the `high_quality` presets ([`preset`]), and
+/// checks that `expected` tests passed in each. Returns at once in a child.
+pub fn rerun_on_every_preset(filter: &str, caller: &str, expected: usize) {
+    rerun_with(
+        "RAYPICK_TEST_PRESET",
+        &["fast", "high_quality"],
+        filter,
+        caller,
+        expected,
+    );
+}
+
+fn rerun_with(var: &str, values: &[&str], filter: &str, caller: &str, expected: usize) {
+    let child = ["RAYPICK_SIMD", "RAYPICK_TEST_PRESET"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if child {
         return; // a child: the filtered tests run on their own
     }
-    for path in ["sse", "scalar"] {
+    for &path in values {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([filter, "--skip", caller, "--test-threads", "2"])
-            .env("RAYPICK_SIMD", path)
+            .env(var, path)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
-            "RAYPICK_SIMD={path}: {stdout}{}",
+            "{var}={path}: {stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
         // The filter matched the tests, not nothing.
         assert!(
             stdout.contains(&format!("test result: ok. {expected} passed")),
-            "RAYPICK_SIMD={path}: {stdout}"
+            "{var}={path}: {stdout}"
         );
     }
 }
