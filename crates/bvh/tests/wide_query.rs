@@ -12,7 +12,7 @@ use std::ops::{ControlFlow, Range};
 
 use common::*;
 use counting_alloc::allocations;
-use raypick_bvh::wide::{Bvh4, Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
+use raypick_bvh::wide::{Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
 use raypick_bvh::Bvh;
 use raypick_primitives::{Aabb, Point3, Vector3};
 
@@ -266,7 +266,7 @@ fn wide_queries_match_binary_and_brute_force() {
                 let what = format!("{fam} n={n} {name}");
                 check_queries(&bvh, &Bvh8::from_bvh(&bvh), &boxes, &mut rng, &what);
                 if n % 4 == 0 {
-                    let w4 = Bvh4::from_bvh(&bvh);
+                    let w4 = WideBvh::<4>::from_bvh(&bvh);
                     check_queries(&bvh, &w4, &boxes, &mut rng, &format!("{what} bvh4"));
                 }
             }

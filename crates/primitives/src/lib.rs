@@ -66,6 +66,7 @@ pub mod ray_plane;
 pub mod ray_sphere;
 pub mod ray_triangle;
 pub mod segment_aabb;
+pub mod simd;
 pub mod sphere;
 pub mod sphere_sphere;
 pub mod triangle;

@@ -19,6 +19,7 @@
 
 use super::{WideBvh, WideNode};
 use crate::{Bvh, Node};
+use raypick_primitives::simd::{huge_page_vec, HUGE_PAGE_MIN_BYTES};
 
 /// How [`WideBvh::from_bvh_with`] collapses a binary tree into a wide one: the SAH costs the
 /// dynamic program minimizes, and how large merged leaves may be.
@@ -120,8 +121,8 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     let mut depth = 0;
     emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
     // Rays read the nodes at random: large trees go to huge pages.
-    if std::mem::size_of_val(&nodes[..]) >= super::simd::HUGE_PAGE_MIN_BYTES {
-        let mut advised = super::huge_page_vec(nodes.len());
+    if std::mem::size_of_val(&nodes[..]) >= HUGE_PAGE_MIN_BYTES {
+        let mut advised = huge_page_vec(nodes.len());
         advised.extend_from_slice(&nodes);
         nodes = advised;
     }

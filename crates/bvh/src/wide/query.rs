@@ -17,7 +17,7 @@ use raypick_primitives::{Aabb, Point3, Real};
 use smallvec::SmallVec;
 
 use super::layout::{sealed::Internal, slot_range};
-use super::simd::Stack;
+use super::stack::Stack;
 use super::{WideBvh, WideLayout, WideStats};
 use crate::{heap, MAX_DEPTH};
 

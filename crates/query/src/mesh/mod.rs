@@ -17,15 +17,18 @@
 mod all_hits;
 mod batch;
 mod error;
-mod kernel;
 mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
 mod tree;
+mod triangle_kernel;
+#[cfg(target_arch = "x86_64")]
+mod triangle_kernel_x86;
 
-use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
+use raypick_bvh::wide::{Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use leaf_tris::LeafTriangles;
