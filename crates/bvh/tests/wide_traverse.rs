@@ -734,6 +734,12 @@ impl RayVisitor for Lowering {
     fn upcoming(&mut self, range: Range<usize>) {
         self.0.push((true, range, 0));
     }
+
+    /// Node visits are events too (marked by `u32::MAX`), so that every path and the
+    /// stream must report the same nodes in the same order.
+    fn node(&mut self, node: usize) {
+        self.0.push((true, node..node, u32::MAX));
+    }
 }
 
 /// Every path gives exactly the scalar path's events (visits, `t_max` at each visit,
@@ -766,6 +772,8 @@ fn every_path_prunes_as_the_scalar_path() {
                     reference.0.is_empty(),
                     "{what}: an invalid query visits nothing"
                 );
+            } else if let Some(first) = reference.0.first() {
+                assert_eq!(first, &(true, 0..0, u32::MAX), "{what}: the root first");
             }
             seen += reference.0.len();
         }

@@ -88,6 +88,7 @@ where
             return false;
         }
     } else {
+        leaf.node(item.child as usize);
         let node = &nodes[item.child as usize];
         let (mask, dist) = k.test::<PAD_NEG>(node, r, t_min, w.t_max);
         if mask != 0 {

@@ -148,6 +148,14 @@ pub trait RayVisitor {
         let _ = range;
     }
 
+    /// The traversal tests the child boxes of node `node` (an index into
+    /// [`WideBvh::nodes`]): a hook for tools that count the work of a traversal (the CLI's
+    /// heatmap). Does nothing by default, which costs nothing.
+    #[inline(always)]
+    fn node(&mut self, node: usize) {
+        let _ = node;
+    }
+
     /// Where the primitives of the leaf `range` start in memory, for the traversal to start
     /// loading their first 5 cache lines (320 bytes) when it pushes the leaf, as it does for
     /// nodes. Any address is harmless (nothing is read through it). `None` (nothing to
@@ -173,6 +181,11 @@ impl<V: RayVisitor + ?Sized> RayVisitor for &mut V {
     #[inline(always)]
     fn upcoming(&mut self, range: Range<usize>) {
         (**self).upcoming(range);
+    }
+
+    #[inline(always)]
+    fn node(&mut self, node: usize) {
+        (**self).node(node);
     }
 
     #[inline(always)]
@@ -357,6 +370,7 @@ pub(crate) fn traverse_with_kernel<
                 return;
             }
         } else {
+            leaf.node(item.child as usize);
             let node = &nodes[item.child as usize];
             let (mask, dist) = k.test::<PAD_NEG>(node, r, t_min, t_max);
             if mask != 0 {
