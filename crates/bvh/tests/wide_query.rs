@@ -5,13 +5,13 @@
 //! refits give tight boxes and reject bad input.
 
 mod common;
-mod counting_alloc;
+
+raypick_test_support::counting_allocator!();
 
 use std::collections::HashSet;
 use std::ops::{ControlFlow, Range};
 
 use common::*;
-use counting_alloc::allocations;
 use raypick_bvh::wide::{Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
 use raypick_bvh::Bvh;
 use raypick_primitives::{Aabb, Point3, Vector3};

@@ -85,7 +85,7 @@ pub use frustum_obb::frustum_obb;
 pub use frustum_sphere::frustum_sphere;
 pub use frustum_triangle::frustum_triangle;
 pub use line_aabb::line_aabb;
-pub use nalgebra::{Point3, Unit, Vector3};
+pub use nalgebra::{Isometry3, Matrix4, Point3, Unit, Vector3};
 pub use obb::Obb;
 pub use obb_obb::obb_obb;
 pub use plane::Plane;
