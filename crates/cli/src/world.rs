@@ -14,7 +14,9 @@ use raypick_io::LoadedScene;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Real, Unit, Vector3, WatertightRay};
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
-use raypick_query::scene::{InstanceId, MeshId, Pick, PickOptions, Scene, SceneHit, SceneQuery};
+use raypick_query::scene::{
+    InstanceId, MeshId, Pick, PickError, PickOptions, Scene, SceneHit, SceneQuery,
+};
 use raypick_query::{Mesh, RayQuery};
 
 use crate::CliError;
@@ -138,8 +140,10 @@ impl World {
         y: Real,
         radius: Real,
         q: &RayQuery,
-    ) -> Option<Pick> {
-        let options = PickOptions::snap_radius(radius).with_query(scene_query(q));
+    ) -> Result<Option<Pick>, PickError> {
+        let options = PickOptions::new()
+            .with_snap_radius(radius)
+            .with_query(scene_query(q));
         self.scene.pick(camera, viewport, x, y, &options)
     }
 

@@ -56,7 +56,9 @@ mod transform;
 use std::sync::Arc;
 
 use nalgebra::{Isometry3, Matrix4};
-use parry3d::shape::SharedShape;
+/// The parry3d shape type that [`Scene::add_shape`] takes, re-exported so that callers need not
+/// depend on parry3d themselves.
+pub use parry3d::shape::SharedShape;
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real};
 
@@ -65,7 +67,7 @@ use transform::{is_finite_box, InstanceTransform};
 
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
-pub use pick::{Pick, PickOptions, SnapEdge, SnapVertex};
+pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
 
 /// A mesh added to a [`Scene`], shared by its instances.
