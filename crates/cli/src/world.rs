@@ -58,7 +58,7 @@ pub struct World {
 }
 
 fn scene_query(q: &RayQuery) -> SceneQuery<'static> {
-    SceneQuery::new(q.t_min, q.t_max).with_cull(q.cull)
+    SceneQuery::from(*q)
 }
 
 impl World {

@@ -61,6 +61,7 @@ use nalgebra::{Isometry3, Matrix4};
 pub use parry3d::shape::SharedShape;
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{Mesh, MeshError};
 use transform::{is_finite_box, InstanceTransform};
@@ -224,6 +225,18 @@ pub struct Scene {
     top_boxes: Vec<Aabb>,
     structure_dirty: bool,
     moved_dirty: bool,
+    /// Set once a query met the stale state and warned (reset by [`Scene::update`]).
+    warned_stale: WarnedOnce,
+}
+
+/// A flag for a warning given once; a clone starts unset.
+#[derive(Default)]
+struct WarnedOnce(AtomicBool);
+
+impl Clone for WarnedOnce {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl std::fmt::Debug for Scene {
@@ -529,7 +542,8 @@ impl Scene {
     }
 
     /// True when edits since the last [`Scene::update`] are not in the top-level tree yet
-    /// (queries are then correct but test every object).
+    /// (queries are then correct but test every object, and the first one logs a `tracing`
+    /// warning).
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.structure_dirty || self.moved_dirty
@@ -538,6 +552,7 @@ impl Scene {
     /// Brings the top-level tree up to date: a rebuild after objects were added or removed,
     /// otherwise a refit after moves (O(objects), no allocation), otherwise nothing.
     pub fn update(&mut self) {
+        *self.warned_stale.0.get_mut() = false;
         if self.structure_dirty {
             self.rebuild();
         } else if self.moved_dirty {
@@ -617,11 +632,26 @@ impl Scene {
                 }
             }
         } else {
+            self.warn_stale();
             for (i, s) in self.slots.iter().enumerate() {
                 if s.object.is_some() && f(i as u32).is_break() {
                     return;
                 }
             }
+        }
+    }
+
+    /// The first query on a stale scene says so (a `tracing` warning, once until the next
+    /// [`Scene::update`]): its answers are right, but every object is tested.
+    #[cold]
+    #[inline(never)]
+    fn warn_stale(&self) {
+        if !self.warned_stale.0.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                objects = self.live,
+                "raypick: a Scene was queried with edits not in its tree; call Scene::update() \
+                 after editing (until then every query tests every object)"
+            );
         }
     }
 
