@@ -212,9 +212,8 @@ pub type Bvh8 = WideBvh<8>;
 impl<const N: usize> WideBvh<N> {
     /// Collapses the binary tree `bvh` into a wide one with [`CollapseConfig::new`]: the
     /// leaves are exactly `bvh`'s leaves, with the same position ranges, and the dynamic
-    /// program picks the binary nodes that become wide nodes (fuller nodes than the former
-    /// greedy collapse: 6.0 to 6.2 of 8 slots used on the benchmark meshes instead of 3.8 to
-    /// 5.2, 16% to 44% fewer nodes). See [`WideBvh::from_bvh_with`].
+    /// program picks the binary nodes that become wide nodes (as full as the SAH cost
+    /// allows). See [`WideBvh::from_bvh_with`].
     #[must_use]
     pub fn from_bvh(bvh: &Bvh) -> Self {
         Self::from_bvh_with(bvh, &CollapseConfig::new())

@@ -168,8 +168,7 @@ impl Mesh {
     /// A tree [`NodeLayout::Auto`] made compact turns plain at the first update (its nodes
     /// are allocated once, then refit in place): a moving mesh wants the fast refit. A tree
     /// set compact explicitly is re-quantized bottom-up (in parallel for the nodes of leaves
-    /// only), measured 1.3-1.5 times the plain update on 1M triangles (27-31 against 20-24 ms
-    /// on one thread, 20-21 against 14 ms on two).
+    /// only), which costs more than the plain refit.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
             return Err(MeshError::VertexCountMismatch {
