@@ -28,11 +28,17 @@ fn leaf_range(n: &Node) -> Range<usize> {
     s..s + n.count as usize
 }
 
-/// Reusable storage for [`Bvh::traverse_best_first_in`]: its heap keeps 64 entries inline
-/// and keeps any larger capacity it grew to, so reusing it makes queries allocation-free.
+/// Reusable storage for the best-first traversals of both trees
+/// ([`Bvh::traverse_best_first_in`], [`WideBvh::traverse_best_first_in`]): its heap keeps
+/// 64 entries inline and keeps any larger capacity it grew to, so reusing it makes queries
+/// allocation-free. One scratch serves either tree.
+///
+/// [`WideBvh::traverse_best_first_in`]: crate::wide::WideBvh::traverse_best_first_in
 #[derive(Clone, Debug, Default)]
 pub struct BestFirstScratch {
-    heap: SmallVec<[(Real, u32); 64]>,
+    /// Pending entries: bound, then a node index (binary tree) or a slot's child/count pair
+    /// (wide tree).
+    pub(crate) heap: SmallVec<[(Real, u32, u32); 64]>,
 }
 
 impl BestFirstScratch {
@@ -270,8 +276,8 @@ impl Bvh {
         if !(d0 <= best) {
             return;
         }
-        heap::push(heap, (d0, 0));
-        while let Some((d, i)) = heap::pop(heap) {
+        heap::push(heap, (d0, 0, 0));
+        while let Some((d, i, _)) = heap::pop(heap) {
             if !(d <= best) {
                 break;
             }
@@ -285,7 +291,7 @@ impl Bvh {
                 for child in [c, c + 1] {
                     let dc = node_dist(&nodes[child].aabb());
                     if dc <= best {
-                        heap::push(heap, (dc, child as u32));
+                        heap::push(heap, (dc, child as u32, 0));
                     }
                 }
             }

@@ -85,7 +85,6 @@ mod validate;
 pub use collapse::CollapseConfig;
 pub use compact::{CompactBvh8, CompactError, CompactNode8};
 pub use layout::WideLayout;
-pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
 pub use stream::StreamRay;
 pub use traverse::{LeafFn, RayTraversal, RayVisitor};
