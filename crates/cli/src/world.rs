@@ -96,7 +96,7 @@ impl World {
         self.meshes
             .iter()
             .filter_map(|&id| self.scene.mesh(id))
-            .map(|m| (m.wide_bvh().stats(), m.wide_bvh().sah_cost()))
+            .map(|m| (m.tree().stats(), m.tree().sah_cost()))
             .collect()
     }
 
@@ -194,7 +194,7 @@ impl World {
     /// hit so far as the real query is.
     pub fn traversal_cost(&self, ray: &Ray) -> (u32, u32) {
         let Ok(flat) = self.flat() else { return (0, 0) };
-        match flat.mesh.wide_bvh() {
+        match flat.mesh.tree() {
             MeshTree::Plain(t) => traversal_cost_in(t, flat, ray),
             MeshTree::Compact(t) => traversal_cost_in(t, flat, ray),
         }

@@ -17,7 +17,10 @@ fn check(rays: usize, results: usize) -> Result<(), MeshError> {
     if rays == results {
         Ok(())
     } else {
-        Err(MeshError::BatchLengthMismatch { rays, results })
+        Err(MeshError::BatchLengthMismatch {
+            inputs: rays,
+            outputs: results,
+        })
     }
 }
 

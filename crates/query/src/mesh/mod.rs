@@ -248,7 +248,7 @@ impl Mesh {
     /// leaf-order positions, mapped to triangles by [`Mesh::prim_indices`] and
     /// [`Mesh::leaf_triangles`].
     #[must_use]
-    pub fn wide_bvh(&self) -> &MeshTree {
+    pub fn tree(&self) -> &MeshTree {
         &self.wide
     }
 

@@ -302,7 +302,7 @@ impl Scene {
                 frustum_aabb(&local, b).may_intersect()
                     && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
             };
-            mesh.wide_bvh().traverse_with(near_cursor, |range| {
+            mesh.tree().traverse_with(near_cursor, |range| {
                 for pos in range {
                     let tri = prims[pos];
                     let idx = src.triangles[tri as usize];
