@@ -6,11 +6,34 @@
 mod mesh_util;
 
 use mesh_util::{bunny, random_rays, spoil_rays};
-use raypick_primitives::{Matrix4, Point3, Vector3};
+use raypick_primitives::{Matrix4, Point3, Ray, Vector3};
 use raypick_query::scene::{Scene, SceneQuery};
 use raypick_query::RayQuery;
 
 raypick_test_support::counting_allocator!();
+
+/// Runs `closest` and `any` on every ray under the counting allocator; asserts nothing was
+/// allocated, that there were hits to prove it on, and that the two queries agree.
+fn check_no_allocation(
+    what: &str,
+    rays: &[Ray],
+    closest: impl Fn(&Ray) -> bool,
+    any: impl Fn(&Ray) -> bool,
+) {
+    // Warm-up: the SIMD path is chosen on the first query.
+    let _ = closest(&rays[0]);
+    let (count, (hits, anys)) = allocations(|| {
+        let (mut hits, mut anys) = (0, 0);
+        for r in rays {
+            hits += usize::from(closest(r));
+            anys += usize::from(any(r));
+        }
+        (hits, anys)
+    });
+    assert_eq!(count, 0, "{what}: closest_hit / any_hit allocated");
+    assert!(hits > 100, "{what}: too few hits to prove anything: {hits}");
+    assert_eq!(hits, anys, "{what}: any_hit and closest_hit disagree");
+}
 
 #[test]
 fn mesh_ray_queries_do_not_allocate() {
@@ -19,20 +42,12 @@ fn mesh_ray_queries_do_not_allocate() {
     let mut rays = random_rays(&m.bounds(), 2000, 5);
     spoil_rays(&mut rays, 97, Point3::origin());
     let q = RayQuery::default();
-    // Warm-up: the SIMD path is chosen on the first query.
-    let _ = mesh.closest_hit(&rays[0], &q);
-    let (count, (hits, any)) = allocations(|| {
-        let mut hits = 0;
-        let mut any = 0;
-        for r in &rays {
-            hits += usize::from(mesh.closest_hit(r, &q).is_some());
-            any += usize::from(mesh.any_hit(r, &q));
-        }
-        (hits, any)
-    });
-    assert_eq!(count, 0, "Mesh::closest_hit / any_hit allocated");
-    assert!(hits > 100, "too few hits to prove anything: {hits}");
-    assert_eq!(hits, any, "any_hit and closest_hit disagree");
+    check_no_allocation(
+        "Mesh",
+        &rays,
+        |r| mesh.closest_hit(r, &q).is_some(),
+        |r| mesh.any_hit(r, &q),
+    );
 }
 
 #[test]
@@ -52,17 +67,10 @@ fn scene_ray_queries_do_not_allocate() {
     let mut rays = random_rays(&b, 2000, 9);
     spoil_rays(&mut rays, 89, Point3::origin());
     let q = SceneQuery::default();
-    let _ = scene.closest_hit(&rays[0], &q);
-    let (count, (hits, any)) = allocations(|| {
-        let mut hits = 0;
-        let mut any = 0;
-        for r in &rays {
-            hits += usize::from(scene.closest_hit(r, &q).is_some());
-            any += usize::from(scene.any_hit(r, &q));
-        }
-        (hits, any)
-    });
-    assert_eq!(count, 0, "Scene::closest_hit / any_hit allocated");
-    assert!(hits > 100, "too few hits to prove anything: {hits}");
-    assert_eq!(hits, any, "any_hit and closest_hit disagree");
+    check_no_allocation(
+        "Scene",
+        &rays,
+        |r| scene.closest_hit(r, &q).is_some(),
+        |r| scene.any_hit(r, &q),
+    );
 }

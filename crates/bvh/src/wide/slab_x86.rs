@@ -13,6 +13,36 @@ use super::traverse::Kernel;
 use super::{CompactNode8, WideNode};
 use crate::BoxRay;
 
+/// The slab test of one ray against the child boxes of a node, lane-wise, written once for
+/// the four kernels below: `$planes` gives axis `$a`'s near and far plane vectors (loaded
+/// from f32 rows, or dequantized from bytes), the rest is the same per width. Evaluates to
+/// the `(near, far)` entry and exit vectors; a lane is entered when `near <= far`.
+macro_rules! slab_axes {
+    ($r:ident, $t_min:ident, $t_max:ident, $pad_neg:ident,
+     [$set1:ident, $sub:ident, $mul:ident, $max:ident, $min:ident],
+     |$a:ident| $planes:expr) => {{
+        let mut near = $set1($t_min);
+        let mut far = $set1($t_max);
+        for $a in 0..3 {
+            let o = $set1($r.o[$a]);
+            let inv = $set1($r.inv[$a]);
+            let (np, fp) = $planes;
+            let tn = $mul($sub(np, o), inv);
+            // The exit padding is folded into the inverse (see `BoxRay::inv_up`).
+            let d = $sub(fp, o);
+            let up = $mul(d, $set1($r.inv_up[$a]));
+            let tf = if $pad_neg {
+                $max(up, $mul(d, $set1($r.inv_down[$a])))
+            } else {
+                up
+            };
+            near = $max(tn, near);
+            far = $min(tf, far);
+        }
+        (near, far)
+    }};
+}
+
 /// Four slots `off .. off + 4` of `node` with SSE (baseline on x86_64); writes their entry
 /// distances to `dist[off..off + 4]` and returns their hit mask (bits 0..4).
 #[target_feature(enable = "sse")]
@@ -26,27 +56,19 @@ fn sse_lanes<const N: usize, const PAD_NEG: bool>(
     dist: &mut [f32; N],
 ) -> u32 {
     let b = &node.bounds;
-    let mut near = _mm_set1_ps(t_min);
-    let mut far = _mm_set1_ps(t_max);
-    for a in 0..3 {
-        let o = _mm_set1_ps(r.o[a]);
-        let inv = _mm_set1_ps(r.inv[a]);
-        let np = &b[r.near_row(a)][off..off + 4];
-        let fp = &b[r.far_row(a)][off..off + 4];
-        // SAFETY: both slices hold 4 f32s; `loadu` has no alignment requirement.
-        let (np, fp) = unsafe { (_mm_loadu_ps(np.as_ptr()), _mm_loadu_ps(fp.as_ptr())) };
-        let tn = _mm_mul_ps(_mm_sub_ps(np, o), inv);
-        // The exit padding is folded into the inverse (see `BoxRay::inv_up`).
-        let d = _mm_sub_ps(fp, o);
-        let up = _mm_mul_ps(d, _mm_set1_ps(r.inv_up[a]));
-        let tf = if PAD_NEG {
-            _mm_max_ps(up, _mm_mul_ps(d, _mm_set1_ps(r.inv_down[a])))
-        } else {
-            up
-        };
-        near = _mm_max_ps(tn, near);
-        far = _mm_min_ps(tf, far);
-    }
+    let (near, far) = slab_axes!(
+        r,
+        t_min,
+        t_max,
+        PAD_NEG,
+        [_mm_set1_ps, _mm_sub_ps, _mm_mul_ps, _mm_max_ps, _mm_min_ps],
+        |a| {
+            let np = &b[r.near_row(a)][off..off + 4];
+            let fp = &b[r.far_row(a)][off..off + 4];
+            // SAFETY: both slices hold 4 f32s; `loadu` has no alignment requirement.
+            unsafe { (_mm_loadu_ps(np.as_ptr()), _mm_loadu_ps(fp.as_ptr())) }
+        }
+    );
     let out = &mut dist[off..off + 4];
     // SAFETY: `out` holds 4 f32s; `storeu` has no alignment requirement.
     unsafe { _mm_storeu_ps(out.as_mut_ptr(), near) };
@@ -79,24 +101,17 @@ fn sse_lanes_compact<const PAD_NEG: bool>(
             _mm_mul_ps(q, _mm_set1_ps(node.step[a])),
         )
     };
-    let mut near = _mm_set1_ps(t_min);
-    let mut far = _mm_set1_ps(t_max);
-    for a in 0..3 {
-        let o = _mm_set1_ps(r.o[a]);
-        let inv = _mm_set1_ps(r.inv[a]);
-        let np = plane(&node.q[r.near_row(a)], a);
-        let fp = plane(&node.q[r.far_row(a)], a);
-        let tn = _mm_mul_ps(_mm_sub_ps(np, o), inv);
-        let d = _mm_sub_ps(fp, o);
-        let up = _mm_mul_ps(d, _mm_set1_ps(r.inv_up[a]));
-        let tf = if PAD_NEG {
-            _mm_max_ps(up, _mm_mul_ps(d, _mm_set1_ps(r.inv_down[a])))
-        } else {
-            up
-        };
-        near = _mm_max_ps(tn, near);
-        far = _mm_min_ps(tf, far);
-    }
+    let (near, far) = slab_axes!(
+        r,
+        t_min,
+        t_max,
+        PAD_NEG,
+        [_mm_set1_ps, _mm_sub_ps, _mm_mul_ps, _mm_max_ps, _mm_min_ps],
+        |a| (
+            plane(&node.q[r.near_row(a)], a),
+            plane(&node.q[r.far_row(a)], a)
+        )
+    );
     let out = &mut dist[off & 4..(off & 4) + 4];
     // SAFETY: `out` holds 4 f32s; `storeu` has no alignment requirement.
     unsafe { _mm_storeu_ps(out.as_mut_ptr(), near) };
@@ -153,27 +168,25 @@ fn avx2_test8<const PAD_NEG: bool>(
     t_max: f32,
 ) -> (u32, [f32; 8]) {
     let b = &node.bounds;
-    let mut near = _mm256_set1_ps(t_min);
-    let mut far = _mm256_set1_ps(t_max);
-    for a in 0..3 {
-        let o = _mm256_set1_ps(r.o[a]);
-        let inv = _mm256_set1_ps(r.inv[a]);
-        let np: &[f32; 8] = &b[r.near_row(a)];
-        let fp: &[f32; 8] = &b[r.far_row(a)];
-        // SAFETY: both rows hold 8 f32s; `loadu` has no alignment requirement.
-        let (np, fp) = unsafe { (_mm256_loadu_ps(np.as_ptr()), _mm256_loadu_ps(fp.as_ptr())) };
-        let tn = _mm256_mul_ps(_mm256_sub_ps(np, o), inv);
-        // The exit padding is folded into the inverse (see `BoxRay::inv_up`).
-        let d = _mm256_sub_ps(fp, o);
-        let up = _mm256_mul_ps(d, _mm256_set1_ps(r.inv_up[a]));
-        let tf = if PAD_NEG {
-            _mm256_max_ps(up, _mm256_mul_ps(d, _mm256_set1_ps(r.inv_down[a])))
-        } else {
-            up
-        };
-        near = _mm256_max_ps(tn, near);
-        far = _mm256_min_ps(tf, far);
-    }
+    let (near, far) = slab_axes!(
+        r,
+        t_min,
+        t_max,
+        PAD_NEG,
+        [
+            _mm256_set1_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_max_ps,
+            _mm256_min_ps
+        ],
+        |a| {
+            let np: &[f32; 8] = &b[r.near_row(a)];
+            let fp: &[f32; 8] = &b[r.far_row(a)];
+            // SAFETY: both rows hold 8 f32s; `loadu` has no alignment requirement.
+            unsafe { (_mm256_loadu_ps(np.as_ptr()), _mm256_loadu_ps(fp.as_ptr())) }
+        }
+    );
     let mut dist = [0.0f32; 8];
     // SAFETY: `dist` holds 8 f32s; `storeu` has no alignment requirement.
     unsafe { _mm256_storeu_ps(dist.as_mut_ptr(), near) };
@@ -202,24 +215,23 @@ fn avx2_test8_compact<const PAD_NEG: bool>(
             _mm256_set1_ps(node.origin[a]),
         )
     };
-    let mut near = _mm256_set1_ps(t_min);
-    let mut far = _mm256_set1_ps(t_max);
-    for a in 0..3 {
-        let o = _mm256_set1_ps(r.o[a]);
-        let inv = _mm256_set1_ps(r.inv[a]);
-        let np = plane(&node.q[r.near_row(a)], a);
-        let fp = plane(&node.q[r.far_row(a)], a);
-        let tn = _mm256_mul_ps(_mm256_sub_ps(np, o), inv);
-        let d = _mm256_sub_ps(fp, o);
-        let up = _mm256_mul_ps(d, _mm256_set1_ps(r.inv_up[a]));
-        let tf = if PAD_NEG {
-            _mm256_max_ps(up, _mm256_mul_ps(d, _mm256_set1_ps(r.inv_down[a])))
-        } else {
-            up
-        };
-        near = _mm256_max_ps(tn, near);
-        far = _mm256_min_ps(tf, far);
-    }
+    let (near, far) = slab_axes!(
+        r,
+        t_min,
+        t_max,
+        PAD_NEG,
+        [
+            _mm256_set1_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_max_ps,
+            _mm256_min_ps
+        ],
+        |a| (
+            plane(&node.q[r.near_row(a)], a),
+            plane(&node.q[r.far_row(a)], a)
+        )
+    );
     let mut dist = [0.0f32; 8];
     // SAFETY: `dist` holds 8 f32s; `storeu` has no alignment requirement.
     unsafe { _mm256_storeu_ps(dist.as_mut_ptr(), near) };
