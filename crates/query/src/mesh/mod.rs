@@ -236,10 +236,11 @@ impl Mesh {
         self.tris.iter()
     }
 
-    /// The vertex indices of each triangle in leaf order (the slots of
-    /// [`Mesh::leaf_triangles`]).
+    /// The vertex indices (three per triangle) of each triangle in leaf order (the slots of
+    /// [`Mesh::leaf_triangles`]); [`Mesh::prim_indices`] gives the triangle ids of the same
+    /// slots.
     #[must_use]
-    pub fn leaf_indices(&self) -> &[[u32; 3]] {
+    pub fn leaf_vertex_indices(&self) -> &[[u32; 3]] {
         &self.indices
     }
 

@@ -159,7 +159,7 @@ impl MeshSource {
         let slots = mesh.prim_indices();
         for ((&orig, tri), corners) in slots
             .iter()
-            .zip(mesh.leaf_indices())
+            .zip(mesh.leaf_vertex_indices())
             .zip(mesh.leaf_triangles())
         {
             triangles[orig as usize] = *tri;
