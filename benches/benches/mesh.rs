@@ -226,7 +226,7 @@ fn mesh_update(c: &mut Criterion) {
         drop(compact);
         // The tree refit alone, from triangle boxes by original index (the generic API) and
         // in leaf order (no indirection).
-        let mut wide = mesh.wide_bvh().clone();
+        let mut wide = mesh.tree().clone();
         let prims = mesh.prim_indices().to_vec();
         let boxes: Vec<Aabb> = (0..data.triangles.len())
             .map(|t| {

@@ -127,7 +127,7 @@ fn print_percentiles(name: &str, scene: &Scene, cam: &Camera, vp: &Viewport, opt
     let mut hits = 0;
     // Warm up.
     for &(x, y) in &px[..n / 10] {
-        black_box(scene.pick(cam, vp, x, y, opts));
+        let _ = black_box(scene.pick(cam, vp, x, y, opts));
     }
     let mut ns: Vec<u64> = px
         .iter()
@@ -135,7 +135,7 @@ fn print_percentiles(name: &str, scene: &Scene, cam: &Camera, vp: &Viewport, opt
             let t = Instant::now();
             let p = black_box(scene.pick(cam, vp, x, y, opts));
             let e = t.elapsed().as_nanos() as u64;
-            hits += usize::from(p.is_some_and(|p| p.hit.is_some()));
+            hits += usize::from(p.is_ok_and(|p| p.is_some_and(|p| p.hit.is_some())));
             e
         })
         .collect();
@@ -162,7 +162,7 @@ fn pick(c: &mut Criterion) {
         let (cam, vp) = camera_for(center, radius);
         for (label, opts) in [
             ("pick", PickOptions::default()),
-            ("pick_snap8px", PickOptions::snap_radius(8.0)),
+            ("pick_snap8px", PickOptions::new().with_snap_radius(8.0)),
         ] {
             print_percentiles(&format!("{name}/{label}"), &scene, &cam, &vp, &opts);
             let px = pixels(4096);

@@ -14,19 +14,15 @@ use std::ops::{ControlFlow, Range};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use raypick_benches::peers::ObvhsPeer;
 use raypick_benches::{BenchRay, MeshData, Peer, RaySet, Workload};
-use raypick_bvh::wide::{Bvh4, Bvh8, SimdPath, TriangleBlock4, TriangleBlock8};
-use raypick_bvh::{BuildConfig, Bvh};
+use raypick_bvh::wide::{Bvh8, LeafFn, RayTraversal};
+use raypick_bvh::{BoxRay, BuildConfig, Bvh};
+use raypick_primitives::simd::SimdPath;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, WatertightRay};
 
 /// A mesh as a closest-hit query wants it: triangles in leaf order, and the trees.
 struct Scene {
     tris: Vec<[Point3<f32>; 3]>,
-    /// The leaf-order triangles in blocks of consecutive positions: position `p` is lane
-    /// `p % 4` of `blocks4[p / 4]` (and `p % 8` of `blocks8[p / 8]`).
-    blocks4: Vec<TriangleBlock4>,
-    blocks8: Vec<TriangleBlock8>,
     bvh: Bvh,
-    w4: Bvh4,
     w8: Bvh8,
 }
 
@@ -42,80 +38,30 @@ impl Scene {
             .iter()
             .map(|&p| tris[p as usize])
             .collect();
-        let blocks4 = tris
-            .chunks(4)
-            .map(|c| TriangleBlock4::new(c).expect("4 per chunk"))
-            .collect();
-        let blocks8 = tris
-            .chunks(8)
-            .map(|c| TriangleBlock8::new(c).expect("8 per chunk"))
-            .collect();
-        let w4 = Bvh4::from_bvh(&bvh);
         let w8 = Bvh8::from_bvh(&bvh);
-        Scene {
-            tris,
-            blocks4,
-            blocks8,
-            bvh,
-            w4,
-            w8,
-        }
+        Scene { tris, bvh, w8 }
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Variant {
     Binary,
-    Wide4(SimdPath),
     Wide8(SimdPath),
-    /// Wide traversal plus `TriangleBlock`s of the same width, best path.
-    Wide4Blocks,
-    Wide8Blocks,
 }
 
 impl Variant {
     fn name(self) -> String {
         match self {
             Variant::Binary => "binary".into(),
-            Variant::Wide4(p) => format!("bvh4_{p:?}").to_lowercase(),
             Variant::Wide8(p) => format!("bvh8_{p:?}").to_lowercase(),
-            Variant::Wide4Blocks => "bvh4_best_block4".into(),
-            Variant::Wide8Blocks => "bvh8_best_block8".into(),
         }
     }
 }
 
 fn variants() -> Vec<Variant> {
     let mut v = vec![Variant::Binary];
-    for p in SimdPath::available() {
-        if p != SimdPath::Avx2 {
-            v.push(Variant::Wide4(p));
-        }
-    }
     v.extend(SimdPath::available().map(Variant::Wide8));
-    v.extend([Variant::Wide4Blocks, Variant::Wide8Blocks]);
     v
-}
-
-/// Closest hit over the lanes `range` covers in blocks of `W` consecutive positions.
-macro_rules! block_leaf {
-    ($blocks:expr, $w:literal, $wr:expr, $best:expr) => {
-        |range: Range<usize>, t_max: &mut f32| {
-            for bi in range.start / $w..range.end.div_ceil($w) {
-                let base = bi * $w;
-                let lo = range.start.max(base) - base;
-                let hi = range.end.min(base + $w) - base;
-                let lanes = ((1u32 << hi) - 1) & !((1u32 << lo) - 1);
-                let mut h = $blocks[bi].intersect(&$wr, 0.0, *t_max, Cull::None);
-                h.mask &= lanes;
-                if let Some((lane, hit)) = h.closest() {
-                    *t_max = hit.t;
-                    $best = Some((base + lane, hit.t));
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    };
 }
 
 /// Closest hit of one ray: (leaf-order position, t), or `None`.
@@ -136,20 +82,13 @@ fn closest(scene: &Scene, v: Variant, ray: &Ray, t_max: f32) -> Option<(usize, f
     };
     match v {
         Variant::Binary => scene.bvh.traverse_ray(ray, 0.0, t_max, leaf),
-        Variant::Wide4(p) => scene.w4.traverse_ray_with(p, ray, 0.0, t_max, leaf),
-        Variant::Wide8(p) => scene.w8.traverse_ray_with(p, ray, 0.0, t_max, leaf),
-        Variant::Wide4Blocks => {
-            let mut best = None;
-            let f = block_leaf!(scene.blocks4, 4, wr, best);
-            scene.w4.traverse_ray(ray, 0.0, t_max, f);
-            return best;
-        }
-        Variant::Wide8Blocks => {
-            let mut best = None;
-            let f = block_leaf!(scene.blocks8, 8, wr, best);
-            scene.w8.traverse_ray(ray, 0.0, t_max, f);
-            return best;
-        }
+        Variant::Wide8(p) => scene.w8.traverse_ray_visit(
+            RayTraversal::nearest_first().on(p),
+            &BoxRay::new(ray),
+            0.0,
+            t_max,
+            &mut LeafFn(leaf),
+        ),
     }
     best
 }
@@ -240,12 +179,10 @@ fn bench_wide(c: &mut Criterion) {
         let obvhs = ObvhsPeer::new(&mesh);
         let ntri = scene.tris.len() as f64;
         eprintln!(
-            "{w}: {} triangles; nodes: binary {:.1} B/tri (depth {}), bvh4 {:.1} B/tri (depth {}), bvh8 {:.1} B/tri (depth {})",
+            "{w}: {} triangles; nodes: binary {:.1} B/tri (depth {}), bvh8 {:.1} B/tri (depth {})",
             scene.tris.len(),
             std::mem::size_of_val(scene.bvh.nodes()) as f64 / ntri,
             scene.bvh.depth(),
-            scene.w4.memory_bytes() as f64 / ntri,
-            scene.w4.depth(),
             scene.w8.memory_bytes() as f64 / ntri,
             scene.w8.depth(),
         );

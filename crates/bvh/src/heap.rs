@@ -10,13 +10,6 @@ pub(crate) trait Keyed: Copy {
     fn key(&self) -> Real;
 }
 
-impl Keyed for (Real, u32) {
-    #[inline(always)]
-    fn key(&self) -> Real {
-        self.0
-    }
-}
-
 impl Keyed for (Real, u32, u32) {
     #[inline(always)]
     fn key(&self) -> Real {

@@ -44,6 +44,7 @@ mod heap;
 pub mod io;
 mod node;
 mod optimize;
+mod ray;
 mod refit;
 mod traverse;
 mod validate;
@@ -58,6 +59,7 @@ pub use error::{BuildError, ValidationError};
 pub use io::LoadError;
 pub use node::Node;
 pub use optimize::OptimizeReport;
+pub use ray::BoxRay;
 pub use traverse::BestFirstScratch;
 pub use validate::BvhStats;
 

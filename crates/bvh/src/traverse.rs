@@ -7,60 +7,10 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
-use raypick_primitives::{Aabb, Ray, RayAabbPrecomp, Real};
+use raypick_primitives::{Aabb, Ray, Real};
 use smallvec::SmallVec;
 
-use crate::{heap, Bvh, Node, MAX_DEPTH};
-
-const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
-
-/// The ray, prepared for the inlined slab test of [`RayAabbPrecomp::intersect_robust`].
-struct RayK {
-    o: [f32; 3],
-    inv: [f32; 3],
-    /// `inv * ROBUST_EXIT_SCALE` and `inv * INV_EXIT_SCALE`: the exit padding, folded in.
-    inv_up: [f32; 3],
-    inv_down: [f32; 3],
-    neg: [bool; 3],
-}
-
-impl RayK {
-    /// Entry distance of the ray into `n` within `[t_min, t_max]`, or `None`.
-    ///
-    /// The same arithmetic as `RayAabbPrecomp::intersect_robust`: near and far planes by the
-    /// direction's sign bit, NaN (a ray in a face plane) loses every comparison, the exit
-    /// padded outwards by `ROBUST_EXIT_SCALE`. Node boxes are never empty in a valid tree, so the
-    /// emptiness check is skipped.
-    #[inline(always)]
-    fn hit(&self, n: &Node, t_min: f32, t_max: f32) -> Option<f32> {
-        let mut near = t_min;
-        let mut far = t_max;
-        for a in 0..3 {
-            let (lo, hi) = if self.neg[a] {
-                (n.max[a], n.min[a])
-            } else {
-                (n.min[a], n.max[a])
-            };
-            let tn = (lo - self.o[a]) * self.inv[a];
-            // Padded outwards (towards +inf) for either sign, as in the primitives crate.
-            let d = hi - self.o[a];
-            let (up, down) = (d * self.inv_up[a], d * self.inv_down[a]);
-            let tf = if up > down { up } else { down };
-            if tn > near {
-                near = tn;
-            }
-            if tf < far {
-                far = tf;
-            }
-        }
-        if near <= far {
-            Some(near)
-        } else {
-            None
-        }
-    }
-}
+use crate::{heap, BoxRay, Bvh, Node, MAX_DEPTH};
 
 #[inline(always)]
 fn overlaps(n: &Node, q: &Aabb) -> bool {
@@ -78,11 +28,17 @@ fn leaf_range(n: &Node) -> Range<usize> {
     s..s + n.count as usize
 }
 
-/// Reusable storage for [`Bvh::traverse_best_first_in`]: its heap keeps 64 entries inline
-/// and keeps any larger capacity it grew to, so reusing it makes queries allocation-free.
+/// Reusable storage for the best-first traversals of both trees
+/// ([`Bvh::traverse_best_first_in`], [`WideBvh::traverse_best_first_in`]): its heap keeps
+/// 64 entries inline and keeps any larger capacity it grew to, so reusing it makes queries
+/// allocation-free. One scratch serves either tree.
+///
+/// [`WideBvh::traverse_best_first_in`]: crate::wide::WideBvh::traverse_best_first_in
 #[derive(Clone, Debug, Default)]
 pub struct BestFirstScratch {
-    heap: SmallVec<[(Real, u32); 64]>,
+    /// Pending entries: bound, then a node index (binary tree) or a slot's child/count pair
+    /// (wide tree).
+    pub(crate) heap: SmallVec<[(Real, u32, u32); 64]>,
 }
 
 impl BestFirstScratch {
@@ -100,7 +56,7 @@ impl Bvh {
     ///
     /// The callback may lower `*t_max` (the closest hit so far): subtrees entered beyond it
     /// are pruned. It returns [`ControlFlow::Break`] to stop at once (any-hit). The box test
-    /// is the robust slab test of [`RayAabbPrecomp::intersect_robust`] (Ize 2013), so no leaf
+    /// is the robust slab test of [`RayAabbPrecomp::intersect_robust`](raypick_primitives::RayAabbPrecomp::intersect_robust) (Ize 2013), so no leaf
     /// whose primitives' boxes the ray touches is skipped; `t` is in units of `ray.dir` as
     /// given. A ray with a NaN or infinite component or a zero direction, or bounds with
     /// `!(t_min <= t_max)` (NaN included), visits nothing. Allocates nothing.
@@ -140,19 +96,14 @@ impl Bvh {
         if nodes.is_empty() {
             return;
         }
-        let pre = RayAabbPrecomp::new(ray);
-        if !pre.valid || !(t_min <= t_max) {
+        let r = BoxRay::new(ray);
+        if !r.is_valid() || !(t_min <= t_max) {
             return;
         }
-        let r = RayK {
-            o: pre.origin,
-            inv: pre.inv_dir,
-            inv_up: pre.inv_dir.map(|i| i * ROBUST_EXIT_SCALE),
-            inv_down: pre.inv_dir.map(|i| i * INV_EXIT_SCALE),
-            neg: pre.neg,
-        };
         let mut t_max = t_max;
-        if r.hit(&nodes[0], t_min, t_max).is_none() {
+        if r.enter(&nodes[0].min, &nodes[0].max, t_min, t_max)
+            .is_none()
+        {
             return;
         }
         // Depth <= MAX_DEPTH (a type invariant), so at most MAX_DEPTH - 1 entries are pushed.
@@ -167,8 +118,8 @@ impl Bvh {
                 }
             } else {
                 let c = node.index as usize;
-                let ta = r.hit(&nodes[c], t_min, t_max);
-                let tb = r.hit(&nodes[c + 1], t_min, t_max);
+                let ta = r.enter(&nodes[c].min, &nodes[c].max, t_min, t_max);
+                let tb = r.enter(&nodes[c + 1].min, &nodes[c + 1].max, t_min, t_max);
                 match (ta, tb) {
                     (Some(ea), Some(eb)) => {
                         let (near, far, e_far) = if ea <= eb {
@@ -325,8 +276,8 @@ impl Bvh {
         if !(d0 <= best) {
             return;
         }
-        heap::push(heap, (d0, 0));
-        while let Some((d, i)) = heap::pop(heap) {
+        heap::push(heap, (d0, 0, 0));
+        while let Some((d, i, _)) = heap::pop(heap) {
             if !(d <= best) {
                 break;
             }
@@ -340,7 +291,7 @@ impl Bvh {
                 for child in [c, c + 1] {
                     let dc = node_dist(&nodes[child].aabb());
                     if dc <= best {
-                        heap::push(heap, (dc, child as u32));
+                        heap::push(heap, (dc, child as u32, 0));
                     }
                 }
             }

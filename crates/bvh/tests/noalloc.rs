@@ -1,12 +1,12 @@
 //! Queries and refit allocate nothing: counted with a wrapping global allocator.
 
 mod common;
-mod counting_alloc;
+
+raypick_test_support::counting_allocator!();
 
 use std::ops::ControlFlow;
 
 use common::*;
-use counting_alloc::allocations;
 use raypick_bvh::{BestFirstScratch, BuildConfig, Bvh};
 use raypick_primitives::Point3;
 

@@ -5,15 +5,15 @@
 //! refits give tight boxes and reject bad input.
 
 mod common;
-mod counting_alloc;
+
+raypick_test_support::counting_allocator!();
 
 use std::collections::HashSet;
 use std::ops::{ControlFlow, Range};
 
 use common::*;
-use counting_alloc::allocations;
-use raypick_bvh::wide::{Bvh4, Bvh8, WideBestFirstScratch, WideBvh, WideChild, WideRefitError};
-use raypick_bvh::Bvh;
+use raypick_bvh::wide::{Bvh8, WideBvh, WideChild, WideRefitError};
+use raypick_bvh::{BestFirstScratch, Bvh};
 use raypick_primitives::{Aabb, Point3, Vector3};
 
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
@@ -266,7 +266,7 @@ fn wide_queries_match_binary_and_brute_force() {
                 let what = format!("{fam} n={n} {name}");
                 check_queries(&bvh, &Bvh8::from_bvh(&bvh), &boxes, &mut rng, &what);
                 if n % 4 == 0 {
-                    let w4 = Bvh4::from_bvh(&bvh);
+                    let w4 = WideBvh::<4>::from_bvh(&bvh);
                     check_queries(&bvh, &w4, &boxes, &mut rng, &format!("{what} bvh4"));
                 }
             }
@@ -339,10 +339,10 @@ fn scratch_reuse_gives_the_same_visits() {
     let boxes = clustered_boxes(&mut rng, 300);
     let bvh = Bvh::build(&boxes, &Default::default()).unwrap();
     let wide = Bvh8::from_bvh(&bvh);
-    let mut scratch = WideBestFirstScratch::new();
+    let mut scratch = BestFirstScratch::new();
     for _ in 0..20 {
         let p = query_point(&mut rng);
-        let run = |scratch: Option<&mut WideBestFirstScratch>| {
+        let run = |scratch: Option<&mut BestFirstScratch>| {
             let mut v = Vec::new();
             let d = |b: &Aabb| dist2(&p, b) as f32;
             let leaf = |r: Range<usize>, best: &mut f32| {
@@ -548,7 +548,7 @@ fn queries_and_sequential_refits_do_not_allocate() {
     let prims = bvh.prim_indices();
     let mut wide = Bvh8::from_bvh(&bvh);
     let leaf_order: Vec<Aabb> = prims.iter().map(|&p| boxes[p as usize]).collect();
-    let mut scratch = WideBestFirstScratch::new();
+    let mut scratch = BestFirstScratch::new();
     let points: Vec<_> = (0..100).map(|_| query_point(&mut rng)).collect();
     let queries: Vec<_> = (0..100).map(|_| query_box(&mut rng)).collect();
     // Let the scratch grow to its largest frontier first.

@@ -4,11 +4,23 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{
-    Bvh4, Bvh8, CompactBvh8, RayTraversal, RayVisitor, SimdPath, StreamRay, TrianglesRay, WideBvh,
-};
-use raypick_bvh::{BuildConfig, Bvh};
-use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3, WatertightRay};
+use raypick_bvh::wide::{Bvh8, CompactBvh8, LeafFn, RayTraversal, RayVisitor, StreamRay, WideBvh};
+use raypick_bvh::{BoxRay, BuildConfig, Bvh};
+use raypick_primitives::simd::SimdPath;
+use raypick_primitives::{Aabb, Point3, Ray, RayAabbPrecomp, Vector3};
+
+/// A 4-wide tree: collapsed and validated like the 8-wide one (ray traversal is 8-wide).
+type Bvh4 = WideBvh<4>;
+
+/// The traversal `how` on `path`, nearest first or in slot order.
+fn how(path: SimdPath, ordered: bool) -> RayTraversal {
+    let h = if ordered {
+        RayTraversal::nearest_first()
+    } else {
+        RayTraversal::unordered()
+    };
+    h.on(path)
+}
 
 /// SplitMix64: small, seeded, good enough for test inputs.
 struct Rng(u64);
@@ -255,8 +267,8 @@ fn visits_in<W: Traverse>(
 
 type Leaf<'a> = &'a mut dyn FnMut(Range<usize>, &mut f32) -> ControlFlow<()>;
 
-/// `traverse_ray_with` (ordered) or `traverse_ray_unordered_with` for both widths and both
-/// layouts, so one generic test drives them all.
+/// `traverse_ray_visit` on a path, nearest first or in slot order, for both layouts, so one
+/// generic test drives them all.
 trait Traverse {
     fn traverse(&self, path: SimdPath, ray: &Ray, t0: f32, t1: f32, ordered: bool, f: Leaf<'_>);
 }
@@ -273,16 +285,12 @@ macro_rules! impl_traverse {
                 ordered: bool,
                 f: Leaf<'_>,
             ) {
-                if ordered {
-                    self.traverse_ray_with(path, ray, t0, t1, f);
-                } else {
-                    self.traverse_ray_unordered_with(path, ray, t0, t1, f);
-                }
+                self.traverse_ray_visit(how(path, ordered), &BoxRay::new(ray), t0, t1, &mut LeafFn(f));
             }
         }
     )*};
 }
-impl_traverse!(Bvh4, Bvh8, CompactBvh8);
+impl_traverse!(Bvh8, CompactBvh8);
 
 fn check_candidates<W: Traverse>(
     bvh: &Bvh,
@@ -357,7 +365,6 @@ fn every_path_visits_what_scalar_visits_and_nothing_is_missed() {
         for (fam, boxes) in families(n, 500 + n as u64) {
             for (name, cfg) in presets() {
                 let bvh = Bvh::build(&boxes, &cfg).unwrap();
-                let w4 = Bvh4::from_bvh(&bvh);
                 let w8 = Bvh8::from_bvh(&bvh);
                 let c8 = CompactBvh8::from_wide(&w8).unwrap();
                 c8.validate().unwrap();
@@ -365,8 +372,7 @@ fn every_path_visits_what_scalar_visits_and_nothing_is_missed() {
                     let r = ray(&mut rng, &boxes);
                     let (t0, t1) = bounds(&mut rng);
                     let what = format!("{fam} n={n} {name}");
-                    accepted += check_candidates(&bvh, &w4, &boxes, &r, t0, t1, &what);
-                    check_candidates(&bvh, &w8, &boxes, &r, t0, t1, &what);
+                    accepted += check_candidates(&bvh, &w8, &boxes, &r, t0, t1, &what);
                     check_candidates(&bvh, &c8, &boxes, &r, t0, t1, &format!("{what} compact"));
                     // The compact boxes contain the plain ones: every leaf the plain tree
                     // visits, the compact one does too.
@@ -418,7 +424,6 @@ fn closest_and_any_hit_match_the_binary_tree_and_brute_force() {
     let mut hits = 0;
     for (fam, boxes) in families(3000, 5) {
         let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
-        let w4 = Bvh4::from_bvh(&bvh);
         let w8 = Bvh8::from_bvh(&bvh);
         let perm = bvh.prim_indices();
         for _ in 0..rays / 5 {
@@ -438,17 +443,13 @@ fn closest_and_any_hit_match_the_binary_tree_and_brute_force() {
             assert_eq!(binary, brute, "{fam}: binary vs brute force for {r:?}");
             hits += usize::from(binary.is_some());
             for path in SimdPath::available() {
-                let c4 = closest(&boxes, perm, &r, |f| {
-                    w4.traverse_ray_with(path, &r, 0.0, f32::INFINITY, f)
-                });
                 let c8 = closest(&boxes, perm, &r, |f| {
-                    w8.traverse_ray_with(path, &r, 0.0, f32::INFINITY, f)
+                    w8.traverse(path, &r, 0.0, f32::INFINITY, true, f)
                 });
-                assert_eq!(c4, binary, "{fam}: bvh4 {path:?} vs binary for {r:?}");
                 assert_eq!(c8, binary, "{fam}: bvh8 {path:?} vs binary for {r:?}");
                 // Any hit: stop at the first accepted box.
                 let mut any = false;
-                w8.traverse_ray_with(path, &r, 0.0, f32::INFINITY, |range, _| {
+                w8.traverse(path, &r, 0.0, f32::INFINITY, true, &mut |range, _| {
                     for pos in range {
                         if pre
                             .intersect(&boxes[perm[pos] as usize], 0.0, f32::INFINITY)
@@ -480,12 +481,12 @@ fn hand_computed_rays() {
     cfg.max_leaf_size = 1;
     cfg.min_leaf_size = 1;
     let bvh = Bvh::build(&boxes, &cfg).unwrap();
-    let w = Bvh4::from_bvh(&bvh);
+    let w = Bvh8::from_bvh(&bvh);
     let perm = bvh.prim_indices();
     for path in SimdPath::available() {
         let collect = |ray: &Ray, t0: f32, t1: f32| {
             let mut v = Vec::new();
-            w.traverse_ray_with(path, ray, t0, t1, |range, _| {
+            w.traverse(path, ray, t0, t1, true, &mut |range, _| {
                 v.extend(range.map(|p| perm[p]));
                 ControlFlow::Continue(())
             });
@@ -526,7 +527,7 @@ fn hand_computed_rays() {
         assert!(collect(&along, f32::NAN, 1.0).is_empty());
         // Break stops at once.
         let mut calls = 0;
-        w.traverse_ray_with(path, &along, 0.0, f32::INFINITY, |_, _| {
+        w.traverse(path, &along, 0.0, f32::INFINITY, true, &mut |_, _| {
             calls += 1;
             ControlFlow::Break(())
         });
@@ -581,7 +582,6 @@ fn deep_chain_trees_use_the_large_stack_and_agree() {
             );
         }
         let (t0, t1) = bounds(&mut rng);
-        check_candidates(&bvh, &w4, &boxes, &r, t0, t1, "chain");
         check_candidates(&bvh, &w8, &boxes, &r, t0, t1, "chain");
     }
 }
@@ -612,7 +612,6 @@ fn refit_keeps_the_tree_valid_and_complete() {
         for _ in 0..env_cases(60) {
             let r = ray(&mut rng, &moved);
             let (t0, t1) = bounds(&mut rng);
-            check_candidates(&moved_bvh, &w4, &moved, &r, t0, t1, "refit");
             check_candidates(&moved_bvh, &w8, &moved, &r, t0, t1, "refit");
         }
         if n > 0 {
@@ -630,7 +629,7 @@ fn refit_keeps_the_tree_valid_and_complete() {
     }
 }
 
-/// A [`RayVisitor`] that records its calls as `traverse_ray_by`'s closures do below, and
+/// A [`RayVisitor`] that records its leaf visits and announced (upcoming) leaves, and
 /// the leaves whose data address the traversal asks for (answering with addresses that
 /// must never be read: null, and one far past any allocation).
 struct Recorder(
@@ -659,11 +658,12 @@ impl RayVisitor for Recorder {
     }
 }
 
-/// `traverse_ray_by` (and `traverse_ray_visit`) visits what `traverse_ray_with` / `traverse_ray_unordered_with` visit, in
-/// the same order, and announces as `upcoming` only leaves it then visits (nothing lowers
-/// `t_max` here), each before its visit, and never the leaf it descends into at once.
+/// `traverse_ray_visit` with a full visitor visits what it visits with a closure
+/// ([`LeafFn`]), in the same order, and announces as `upcoming` only leaves it then visits
+/// (nothing lowers `t_max` here), each before its visit, and never the leaf it descends into
+/// at once.
 #[test]
-fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
+fn traverse_ray_visit_announces_only_leaves_it_visits_later() {
     let mut rng = Rng(29);
     let mut announced_total = 0;
     for n in [0usize, 1, 2, 9, 64, 700] {
@@ -675,39 +675,21 @@ fn traverse_ray_by_matches_and_announces_only_leaves_it_visits_later() {
                 let (t0, t1) = bounds(&mut rng);
                 for path in SimdPath::available() {
                     for ordered in [true, false] {
-                        let how = RayTraversal { path, ordered };
-                        let mut events: Vec<(bool, Range<usize>)> = Vec::new();
-                        let ev = std::cell::RefCell::new(&mut events);
-                        w8.traverse_ray_by(
-                            how,
-                            &r,
-                            t0,
-                            t1,
-                            |range| ev.borrow_mut().push((true, range)),
-                            |range, _| {
-                                ev.borrow_mut().push((false, range));
-                                ControlFlow::Continue(())
-                            },
-                        );
+                        let how = how(path, ordered);
+                        let mut rec = Recorder(Vec::new(), Default::default());
+                        w8.traverse_ray_visit(how, &BoxRay::new(&r), t0, t1, &mut rec);
+                        let events = rec.0;
                         let visited: Vec<Range<usize>> = events
                             .iter()
                             .filter(|e| !e.0)
                             .map(|e| e.1.clone())
                             .collect();
-                        let mut reference = Vec::new();
-                        let f = |range: Range<usize>, _: &mut f32| {
-                            reference.push(range);
-                            ControlFlow::Continue(())
-                        };
-                        if ordered {
-                            w8.traverse_ray_with(path, &r, t0, t1, f);
-                        } else {
-                            w8.traverse_ray_unordered_with(path, &r, t0, t1, f);
-                        }
+                        let reference: Vec<Range<usize>> =
+                            visits_in(&w8, path, &r, t0, t1, ordered)
+                                .into_iter()
+                                .map(|v| v.0)
+                                .collect();
                         assert_eq!(visited, reference, "{fam} n={n} {how:?}");
-                        let mut rec = Recorder(Vec::new(), Default::default());
-                        w8.traverse_ray_visit(how, &r, t0, t1, &mut rec);
-                        assert_eq!(rec.0, events, "{fam} n={n} {how:?}: the visitor form");
                         // The data of exactly the announced leaves is asked for, in order
                         // (pushed nodes are asked too, as empty ranges, and ignored).
                         let announced: Vec<Range<usize>> =
@@ -752,36 +734,48 @@ impl RayVisitor for Lowering {
     fn upcoming(&mut self, range: Range<usize>) {
         self.0.push((true, range, 0));
     }
+
+    /// Node visits are events too (marked by `u32::MAX`), so that every path and the
+    /// stream must report the same nodes in the same order.
+    fn node(&mut self, node: usize) {
+        self.0.push((true, node..node, u32::MAX));
+    }
 }
 
-/// `traverse_prepared` (the ray's box constants and path taken from a `TrianglesRay`) gives
-/// exactly the events of `traverse_ray_visit` on the same ray and path, for both widths, every
-/// path, both orders, with pruning, and visits nothing for invalid rays or bounds.
+/// Every path gives exactly the scalar path's events (visits, `t_max` at each visit,
+/// announced leaves) with a visitor that lowers `t_max`, for both orders and both layouts,
+/// and an invalid ray or invalid bounds visit nothing.
 #[test]
-fn traverse_prepared_matches_traverse_ray_visit() {
-    fn check<const N: usize>(
-        wide: &WideBvh<N>,
-        prepared: impl Fn(&WideBvh<N>, bool, &TrianglesRay, f32, f32, &mut Lowering),
-        visit: impl Fn(&WideBvh<N>, RayTraversal, &Ray, f32, f32, &mut Lowering),
+fn every_path_prunes_as_the_scalar_path() {
+    fn check(
+        visit: impl Fn(RayTraversal, &BoxRay, f32, f32, &mut Lowering),
         r: &Ray,
         (t0, t1): (f32, f32),
         what: &str,
     ) -> usize {
         let mut seen = 0;
-        for path in SimdPath::available() {
-            let tr = TrianglesRay::new(path, &WatertightRay::new(r));
-            assert_eq!(tr.path(), path, "{what}: an available path is kept");
-            for ordered in [true, false] {
-                let (mut a, mut b) = (Lowering(Vec::new()), Lowering(Vec::new()));
-                prepared(wide, ordered, &tr, t0, t1, &mut a);
-                visit(wide, RayTraversal { path, ordered }, r, t0, t1, &mut b);
-                assert_eq!(a.0, b.0, "{what} {path:?} ordered={ordered}");
-                let ordered_bounds = t0 <= t1;
-                if !r.is_valid() || !ordered_bounds {
-                    assert!(a.0.is_empty(), "{what}: an invalid query visits nothing");
-                }
-                seen += a.0.len();
+        let br = BoxRay::new(r);
+        assert_eq!(br.is_valid(), r.is_valid(), "{what}");
+        for ordered in [true, false] {
+            let mut reference = Lowering(Vec::new());
+            visit(how(SimdPath::Scalar, ordered), &br, t0, t1, &mut reference);
+            for path in SimdPath::available() {
+                let how = how(path, ordered);
+                assert_eq!(how.path(), path, "{what}: an available path is kept");
+                let mut got = Lowering(Vec::new());
+                visit(how, &br, t0, t1, &mut got);
+                assert_eq!(got.0, reference.0, "{what} {path:?} ordered={ordered}");
             }
+            let ordered_bounds = t0 <= t1;
+            if !r.is_valid() || !ordered_bounds {
+                assert!(
+                    reference.0.is_empty(),
+                    "{what}: an invalid query visits nothing"
+                );
+            } else if let Some(first) = reference.0.first() {
+                assert_eq!(first, &(true, 0..0, u32::MAX), "{what}: the root first");
+            }
+            seen += reference.0.len();
         }
         seen
     }
@@ -790,7 +784,8 @@ fn traverse_prepared_matches_traverse_ray_visit() {
     for n in [0usize, 1, 2, 9, 64, 700] {
         for (fam, boxes) in families(n, 1300 + n as u64) {
             let bvh = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap();
-            let (w4, w8) = (Bvh4::from_bvh(&bvh), Bvh8::from_bvh(&bvh));
+            let w8 = Bvh8::from_bvh(&bvh);
+            let c8 = CompactBvh8::from_wide(&w8).unwrap();
             let mut rays: Vec<Ray> = (0..40).map(|_| ray(&mut rng, &boxes)).collect();
             let o = Point3::new(0.5, 0.5, -9.0);
             rays.push(Ray::new(Point3::new(f32::NAN, 0.0, 0.0), Vector3::z()));
@@ -803,20 +798,16 @@ fn traverse_prepared_matches_traverse_ray_visit() {
                 }
                 let what = format!("{fam} n={n} {r:?} {b:?}");
                 seen += check(
-                    &w4,
-                    |w, o, tr, t0, t1, v| w.traverse_prepared(o, tr, t0, t1, v),
-                    |w, how, r, t0, t1, v| w.traverse_ray_visit(how, r, t0, t1, v),
+                    |how, r, t0, t1, v| w8.traverse_ray_visit(how, r, t0, t1, v),
                     r,
                     b,
-                    &format!("{what} 4-wide"),
+                    &format!("{what} plain"),
                 );
                 seen += check(
-                    &w8,
-                    |w, o, tr, t0, t1, v| w.traverse_prepared(o, tr, t0, t1, v),
-                    |w, how, r, t0, t1, v| w.traverse_ray_visit(how, r, t0, t1, v),
+                    |how, r, t0, t1, v| c8.traverse_ray_visit(how, r, t0, t1, v),
                     r,
                     b,
-                    &format!("{what} 8-wide"),
+                    &format!("{what} compact"),
                 );
             }
         }
@@ -827,7 +818,7 @@ fn traverse_prepared_matches_traverse_ray_visit() {
 /// A ray of a stream: its prepared form, its number, and its events as [`Lowering`]
 /// records them, with a stop (`Break`) at some leaves by a rule on the range alone.
 struct Streamed {
-    tr: TrianglesRay,
+    ray: BoxRay,
     id: usize,
     stop: bool,
     log: Lowering,
@@ -850,27 +841,26 @@ impl RayVisitor for Streamed {
 }
 
 impl StreamRay for Streamed {
-    fn ray(&self) -> &TrianglesRay {
-        &self.tr
+    fn ray(&self) -> &BoxRay {
+        &self.ray
     }
 }
 
-/// `traverse_stream` gives every ray exactly the events of `traverse_prepared` (visits,
+/// `traverse_stream` gives every ray exactly the events of `traverse_ray_visit` (visits,
 /// pruning, announced leaves, stops), whatever the number of rays in flight, for both node
 /// layouts, every path and both orders; invalid rays and bounds visit nothing, and every
 /// ray is handed back once.
 #[test]
-fn traverse_stream_matches_traverse_prepared() {
+fn traverse_stream_matches_traverse_ray_visit() {
     fn check(
         stream: impl Fn(
-            SimdPath,
-            bool,
+            RayTraversal,
             f32,
             f32,
             &mut dyn FnMut() -> Option<Streamed>,
             &mut dyn FnMut(Streamed),
         ),
-        prepared: impl Fn(bool, &TrianglesRay, f32, f32, &mut Streamed),
+        single: impl Fn(RayTraversal, &BoxRay, f32, f32, &mut Streamed),
         rays: &[Ray],
         (t0, t1): (f32, f32),
         what: &str,
@@ -880,7 +870,7 @@ fn traverse_stream_matches_traverse_prepared() {
             for ordered in [true, false] {
                 for stop in [false, true] {
                     let make = |id: usize| Streamed {
-                        tr: TrianglesRay::new(path, &WatertightRay::new(&rays[id])),
+                        ray: BoxRay::new(&rays[id]),
                         id,
                         stop,
                         log: Lowering(Vec::new()),
@@ -888,8 +878,7 @@ fn traverse_stream_matches_traverse_prepared() {
                     let mut ids = 0..rays.len();
                     let mut got: Vec<Option<Lowering>> = (0..rays.len()).map(|_| None).collect();
                     stream(
-                        path,
-                        ordered,
+                        how(path, ordered),
                         t0,
                         t1,
                         &mut || ids.next().map(make),
@@ -906,7 +895,7 @@ fn traverse_stream_matches_traverse_prepared() {
                         let log =
                             log.unwrap_or_else(|| panic!("{what}: ray {id} never handed back"));
                         let mut one = make(id);
-                        prepared(ordered, &one.tr.clone(), t0, t1, &mut one);
+                        single(how(path, ordered), &one.ray.clone(), t0, t1, &mut one);
                         assert_eq!(
                             log.0, one.log.0,
                             "{what} {path:?} ordered={ordered} stop={stop} ray {:?}",
@@ -942,15 +931,15 @@ fn traverse_stream_matches_traverse_prepared() {
                 }
                 let what = format!("{fam} n={n} count={count} {b:?}");
                 seen += check(
-                    |p, o, t0, t1, next, done| w8.traverse_stream(p, o, t0, t1, next, done),
-                    |o, tr, t0, t1, v| w8.traverse_prepared(o, tr, t0, t1, v),
+                    |h, t0, t1, next, done| w8.traverse_stream(h, t0, t1, next, done),
+                    |h, r, t0, t1, v| w8.traverse_ray_visit(h, r, t0, t1, v),
                     &rays,
                     b,
                     &format!("{what} plain"),
                 );
                 seen += check(
-                    |p, o, t0, t1, next, done| c8.traverse_stream(p, o, t0, t1, next, done),
-                    |o, tr, t0, t1, v| c8.traverse_prepared(o, tr, t0, t1, v),
+                    |h, t0, t1, next, done| c8.traverse_stream(h, t0, t1, next, done),
+                    |h, r, t0, t1, v| c8.traverse_ray_visit(h, r, t0, t1, v),
                     &rays,
                     b,
                     &format!("{what} compact"),

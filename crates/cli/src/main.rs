@@ -434,14 +434,16 @@ fn pick(args: &PickArgs) -> Result<(), CliError> {
                             "--snap must be a number of pixels >= 0, got {radius}"
                         )));
                     }
-                    let pick = world.pick_snap(
-                        &camera,
-                        &args.size.viewport(),
-                        pixel.x + 0.5,
-                        pixel.y + 0.5,
-                        radius,
-                        &base,
-                    );
+                    let pick = world
+                        .pick_snap(
+                            &camera,
+                            &args.size.viewport(),
+                            pixel.x + 0.5,
+                            pixel.y + 0.5,
+                            radius,
+                            &base,
+                        )
+                        .map_err(|e| CliError::BadInput(e.to_string()))?;
                     rays::snap_answer(&world, pick.as_ref())
                 }
                 None => {

@@ -2,17 +2,21 @@
 //! top-level tree over the instances), answering in terms of the file's objects (instance
 //! index in load order) and their own triangle numbering.
 
+use std::ops::{ControlFlow, Range};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use raypick_bvh::wide::{WideChild, WideLayout, WideStats};
-use raypick_io::LoadedScene;
-use raypick_primitives::{
-    Aabb, Cull, Point3, Ray, RayAabbPrecomp, Real, Unit, Vector3, WatertightRay,
+use raypick_bvh::wide::{
+    Bvh8, CompactBvh8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats,
 };
+use raypick_bvh::BoxRay;
+use raypick_io::LoadedScene;
+use raypick_primitives::{Aabb, Cull, Point3, Ray, Real, Unit, Vector3, WatertightRay};
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
-use raypick_query::scene::{InstanceId, MeshId, Pick, PickOptions, Scene, SceneHit, SceneQuery};
+use raypick_query::scene::{
+    InstanceId, MeshId, Pick, PickError, PickOptions, Scene, SceneHit, SceneQuery,
+};
 use raypick_query::{Mesh, RayQuery};
 
 use crate::CliError;
@@ -54,7 +58,7 @@ pub struct World {
 }
 
 fn scene_query(q: &RayQuery) -> SceneQuery<'static> {
-    SceneQuery::new(q.t_min, q.t_max).with_cull(q.cull)
+    SceneQuery::from(*q)
 }
 
 impl World {
@@ -92,7 +96,7 @@ impl World {
         self.meshes
             .iter()
             .filter_map(|&id| self.scene.mesh(id))
-            .map(|m| (m.wide_bvh().stats(), m.wide_bvh().sah_cost()))
+            .map(|m| (m.tree().stats(), m.tree().sah_cost()))
             .collect()
     }
 
@@ -136,8 +140,10 @@ impl World {
         y: Real,
         radius: Real,
         q: &RayQuery,
-    ) -> Option<Pick> {
-        let options = PickOptions::snap_radius(radius).with_query(scene_query(q));
+    ) -> Result<Option<Pick>, PickError> {
+        let options = PickOptions::new()
+            .with_snap_radius(radius)
+            .with_query(scene_query(q));
         self.scene.pick(camera, viewport, x, y, &options)
     }
 
@@ -183,63 +189,77 @@ impl World {
     }
 
     /// The traversal cost of a closest-hit query over all instances' world-space triangles
-    /// under one 8-wide BVH: (child boxes the ray was tested against, triangles tested).
-    /// Nearest child first with pruning by the closest hit so far, as the real query does.
+    /// under one 8-wide BVH: (child boxes the ray was tested against, triangles tested),
+    /// counted by a visitor of the tree's own nearest-first traversal, pruned by the closest
+    /// hit so far as the real query is.
     pub fn traversal_cost(&self, ray: &Ray) -> (u32, u32) {
         let Ok(flat) = self.flat() else { return (0, 0) };
-        match flat.mesh.wide_bvh() {
-            MeshTree::Plain(t) => traversal_cost_in(t.nodes(), flat, ray),
-            MeshTree::Compact(t) => traversal_cost_in(t.nodes(), flat, ray),
+        match flat.mesh.tree() {
+            MeshTree::Plain(t) => traversal_cost_in(t, flat, ray),
+            MeshTree::Compact(t) => traversal_cost_in(t, flat, ray),
         }
     }
 }
 
-/// [`World::traversal_cost`] over the nodes of either layout.
-fn traversal_cost_in<L: WideLayout<8>>(nodes: &[L], flat: &Flat, ray: &Ray) -> (u32, u32) {
-    if nodes.is_empty() {
-        return (0, 0);
-    }
-    let pre = RayAabbPrecomp::new(ray);
-    let wt = WatertightRay::new(ray);
-    let order = flat.mesh.prim_indices();
-    let mut t_max = Real::INFINITY;
-    let mut visited = 0u32;
-    let mut tested = 0u32;
-    // Pending slots: (what the slot holds, entry distance).
-    let mut stack: Vec<(WideChild, Real)> = Vec::new();
-    let mut push_children = |node: usize, t_max: Real, stack: &mut Vec<(WideChild, Real)>| {
-        let n = &nodes[node];
-        let k = n.child_count();
-        visited += k as u32;
-        let mut hits: Vec<(WideChild, Real)> = (0..k)
-            .filter_map(|i| {
-                pre.intersect_robust(&n.child_aabb(i), 0.0, t_max)
-                    .map(|(t, _)| (n.child(i), t))
-            })
-            .collect();
-        // Farthest first, so the nearest is popped next.
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1));
-        stack.extend(hits);
-    };
-    push_children(0, t_max, &mut stack);
-    while let Some((child, t_enter)) = stack.pop() {
-        if t_enter > t_max {
-            continue; // pruned by a hit found after it was pushed
-        }
-        match child {
-            WideChild::Leaf(range) => {
-                for pos in range {
-                    tested += 1;
-                    let [a, b, c] =
-                        flat.triangles[order[pos] as usize].map(|k| flat.positions[k as usize]);
-                    if let Some(h) = wt.intersect(&a, &b, &c, 0.0, t_max, Cull::None) {
-                        t_max = h.t;
-                    }
-                }
-            }
-            WideChild::Node(c) => push_children(c, t_max, &mut stack),
-            WideChild::Empty => {}
-        }
-    }
-    (visited, tested)
+/// The heatmap's counting visitor: the closest-hit leaf test (the watertight test, the hit
+/// lowering `t_max`) on the flattened triangles, counting the child boxes tested at each node
+/// the real traversal visits and the triangles tested in each leaf.
+struct CostCounter<'a, L> {
+    nodes: &'a [L],
+    flat: &'a Flat,
+    ray: WatertightRay,
+    boxes_tested: u32,
+    triangles_tested: u32,
 }
+
+impl<L: WideLayout<8>> RayVisitor for CostCounter<'_, L> {
+    fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
+        let order = self.flat.mesh.prim_indices();
+        for pos in range {
+            self.triangles_tested += 1;
+            let [a, b, c] =
+                self.flat.triangles[order[pos] as usize].map(|k| self.flat.positions[k as usize]);
+            if let Some(h) = self.ray.intersect(&a, &b, &c, 0.0, *t_max, Cull::None) {
+                *t_max = h.t;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn node(&mut self, node: usize) {
+        self.boxes_tested += self.nodes[node].child_count() as u32;
+    }
+}
+
+/// [`World::traversal_cost`] on the tree of either layout, through its own traversal.
+fn traversal_cost_in<L: WideLayout<8>>(tree: &WideBvh<8, L>, flat: &Flat, ray: &Ray) -> (u32, u32)
+where
+    WideBvh<8, L>: Traverse,
+{
+    let mut counter = CostCounter {
+        nodes: tree.nodes(),
+        flat,
+        ray: WatertightRay::new(ray),
+        boxes_tested: 0,
+        triangles_tested: 0,
+    };
+    tree.visit(ray, &mut counter);
+    (counter.boxes_tested, counter.triangles_tested)
+}
+
+/// The ray traversal of both layouts, for [`traversal_cost_in`].
+trait Traverse {
+    fn visit<V: RayVisitor>(&self, ray: &Ray, v: &mut V);
+}
+
+macro_rules! impl_traverse {
+    ($($t:ty),*) => {$(
+        impl Traverse for $t {
+            fn visit<V: RayVisitor>(&self, ray: &Ray, v: &mut V) {
+                let how = RayTraversal::nearest_first();
+                self.traverse_ray_visit(how, &BoxRay::new(ray), 0.0, Real::INFINITY, v);
+            }
+        }
+    )*};
+}
+impl_traverse!(Bvh8, CompactBvh8);

@@ -24,6 +24,15 @@ pub struct SceneLoad {
     pub instances: Vec<InstanceId>,
 }
 
+impl SceneLoad {
+    /// The file object (index into [`SceneLoad::instances`], load order) that instance `id`
+    /// is; `None` for an instance added by hand after loading.
+    #[must_use]
+    pub fn object_of(&self, id: InstanceId) -> Option<usize> {
+        self.instances.iter().position(|&i| i == id)
+    }
+}
+
 impl LoadedScene {
     /// Builds a [`Scene`]: each mesh's BVH once (with its vertex data kept, so
     /// `Scene::pick` can snap to vertices and edges), then its instances with their

@@ -92,8 +92,9 @@ fn loaded_meshes_keep_their_vertices_for_snapping() {
             &vp,
             corner.x - 3.0,
             corner.y + 3.0,
-            &PickOptions::snap_radius(8.0),
+            &PickOptions::new().with_snap_radius(8.0),
         )
+        .unwrap()
         .unwrap();
     assert!(pick.hit.is_some());
     let v = pick.vertex.expect("a snap vertex");

@@ -58,10 +58,23 @@ impl Triangle {
     #[must_use]
     pub fn normal(&self) -> Option<Unit<Vector3<Real>>> {
         let n = self.scaled_normal();
-        if !n.iter().all(|c| c.is_finite()) {
+        let len = n.norm();
+        if len > 0.0 && len.is_finite() {
+            return Some(Unit::new_unchecked(n / len));
+        }
+        // The f32 length overflowed or underflowed (huge or tiny but non-degenerate
+        // triangles): normalize in f64, where it cannot for finite f32 corners.
+        let n = self.scaled_normal_f64();
+        let len = n.norm();
+        if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        Unit::try_new(n, 0.0)
+        let u = n / len;
+        Some(Unit::new_unchecked(Vector3::new(
+            u.x as Real,
+            u.y as Real,
+            u.z as Real,
+        )))
     }
 
     /// The area (0 for a degenerate triangle).

@@ -349,8 +349,8 @@ fn batches_match_and_check_lengths() {
     assert_eq!(
         mesh.closest_hit_batch(&rays, &q, &mut short),
         Err(MeshError::BatchLengthMismatch {
-            rays: 1000,
-            results: 3
+            inputs: 1000,
+            outputs: 3
         })
     );
     assert!(mesh.any_hit_batch(&rays, &q, &mut [false; 2]).is_err());

@@ -244,7 +244,7 @@ fn update_positions_then_oracle_again() {
             .map(|i| triangle(&m, i).aabb())
             .collect();
         // The refit tree is valid and tight: every leaf box is the union of its triangles'.
-        let wide = mesh.wide_bvh();
+        let wide = mesh.tree();
         assert_eq!(wide.validate().unwrap().prim_count, m.triangles.len());
         let prims = mesh.prim_indices();
         for node in wide.as_plain().unwrap().nodes() {
@@ -313,7 +313,7 @@ fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
         assert_eq!(corners, m.tri(orig as usize));
     }
     let prims = mesh.prim_indices();
-    for node in mesh.wide_bvh().as_plain().unwrap().nodes() {
+    for node in mesh.tree().as_plain().unwrap().nodes() {
         for slot in 0..8 {
             if let WideChild::Leaf(r) = node.child(slot) {
                 let tight = prims[r].iter().fold(Aabb::EMPTY, |b, &t| {
@@ -323,7 +323,7 @@ fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
             }
         }
     }
-    mesh.wide_bvh().validate().unwrap();
+    mesh.tree().validate().unwrap();
     // The same answers as a mesh built over the moved vertices (degenerate flags included).
     let fresh = m.mesh();
     let q = RayQuery::default();

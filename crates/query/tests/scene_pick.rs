@@ -51,6 +51,7 @@ fn pick_hits_and_snaps_by_hand() {
     // The centre: a hit at distance 4 from the near plane, no snapping asked.
     let pick = scene
         .pick(&cam, &vp, 50.0, 50.0, &PickOptions::default())
+        .unwrap()
         .unwrap();
     let hit = pick.hit.unwrap();
     assert_eq!(hit.instance, id);
@@ -60,7 +61,14 @@ fn pick_hits_and_snaps_by_hand() {
     // Beside the top right corner (1, 1) at pixel (60, 40): no hit, but the corner is 3.6 px
     // away and the right edge (x = 1, vertices 1 and 2) 2 px away.
     let pick = scene
-        .pick(&cam, &vp, 62.0, 43.0, &PickOptions::snap_radius(5.0))
+        .pick(
+            &cam,
+            &vp,
+            62.0,
+            43.0,
+            &PickOptions::new().with_snap_radius(5.0),
+        )
+        .unwrap()
         .unwrap();
     assert!(pick.hit.is_none());
     let v = pick.vertex.unwrap();
@@ -78,7 +86,14 @@ fn pick_hits_and_snaps_by_hand() {
 
     // A radius too small for either: nothing at all.
     assert!(scene
-        .pick(&cam, &vp, 62.0, 43.0, &PickOptions::snap_radius(1.5))
+        .pick(
+            &cam,
+            &vp,
+            62.0,
+            43.0,
+            &PickOptions::new().with_snap_radius(1.5)
+        )
+        .unwrap()
         .is_none());
 
     // An occluder at z = 2 hides the corner; its own vertices are > 5 px away, its bottom
@@ -89,21 +104,34 @@ fn pick_hits_and_snaps_by_hand() {
     let occ = scene.add_instance(m2, &Matrix4::identity()).unwrap();
     scene.update();
     let pick = scene
-        .pick(&cam, &vp, 62.0, 43.0, &PickOptions::snap_radius(5.0))
+        .pick(
+            &cam,
+            &vp,
+            62.0,
+            43.0,
+            &PickOptions::new().with_snap_radius(5.0),
+        )
+        .unwrap()
         .unwrap();
     assert_eq!(pick.hit.unwrap().instance, occ);
     assert!(pick.vertex.is_none(), "{:?}", pick.vertex);
     let e = pick.edge.unwrap();
     assert_eq!((e.instance, e.vertices), (occ, [0, 2]));
     assert!((e.distance_px - 5.0 / 2f32.sqrt()).abs() < 1e-3, "{e:?}");
-    let through = PickOptions::snap_radius(5.0).with_snap_occluded(true);
-    let pick = scene.pick(&cam, &vp, 62.0, 43.0, &through).unwrap();
+    let through = PickOptions::new()
+        .with_snap_radius(5.0)
+        .with_snap_occluded(true);
+    let pick = scene
+        .pick(&cam, &vp, 62.0, 43.0, &through)
+        .unwrap()
+        .unwrap();
     assert_eq!(pick.vertex.unwrap().instance, id);
     // Layer mask: hide the occluder's layer and the corner is visible again.
     scene.set_mask(occ, 2).unwrap();
-    let masked = PickOptions::snap_radius(5.0)
+    let masked = PickOptions::new()
+        .with_snap_radius(5.0)
         .with_query(raypick_query::scene::SceneQuery::default().with_mask(1));
-    let pick = scene.pick(&cam, &vp, 62.0, 43.0, &masked).unwrap();
+    let pick = scene.pick(&cam, &vp, 62.0, 43.0, &masked).unwrap().unwrap();
     assert!(pick.hit.is_none());
     assert_eq!(pick.vertex.unwrap().vertex, 2);
 }
@@ -164,8 +192,15 @@ fn snap_matches_brute_force() {
                 }
             }
         }
-        let opts = PickOptions::snap_radius(radius).with_snap_occluded(true);
-        let pick = w.scene.pick(&cam, &vp, x, y, &opts);
+        // The cursor stays in the viewport: outside it, `pick` refuses the input.
+        let (x, y) = (x.clamp(0.0, 640.0), y.clamp(0.0, 480.0));
+        let opts = PickOptions::new()
+            .with_snap_radius(radius)
+            .with_snap_occluded(true);
+        let pick = w
+            .scene
+            .pick(&cam, &vp, x, y, &opts)
+            .expect("a cursor in the viewport");
         let mut best: Option<f64> = None;
         for obj in &w.objects {
             let OracleGeom::Mesh { tris, .. } = &obj.geom else {

@@ -19,6 +19,7 @@
 
 use super::{WideBvh, WideNode};
 use crate::{Bvh, Node};
+use raypick_primitives::simd::{huge_page_vec, HUGE_PAGE_MIN_BYTES};
 
 /// How [`WideBvh::from_bvh_with`] collapses a binary tree into a wide one: the SAH costs the
 /// dynamic program minimizes, and how large merged leaves may be.
@@ -27,11 +28,7 @@ use crate::{Bvh, Node};
 /// plus, over leaves, `prim_cost` times the primitive count times the leaf's box area. Only
 /// the ratio of the costs matters; non-finite or negative costs are replaced by the defaults.
 ///
-/// Measured with the `compare` benchmark (8-wide `Mesh` on `BuildConfig::balanced` trees,
-/// best of 6 alternating runs): [`CollapseConfig::new`] gives +8% to +15% closest-hit
-/// throughput over the former greedy collapse on the 1M-triangle meshes, about even on the
-/// small ones, with 4% to 16% fewer bytes per triangle; [`CollapseConfig::merge_leaves`] is
-/// about as fast again with 1 to 3 fewer bytes per triangle.
+/// The `compare` benchmark measures both presets (see `docs/performance.md`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CollapseConfig {
     /// A binary subtree of at most this many primitives may become one leaf slot (binary
@@ -41,7 +38,7 @@ pub struct CollapseConfig {
     /// SAH cost of visiting a wide node (testing its `N` boxes). Default 1.
     pub node_cost: f32,
     /// SAH cost of testing one primitive of a leaf. Default 0.3 (as
-    /// `BuildConfig::balanced`'s intersection cost; 0.2 to 0.4 measured alike).
+    /// `BuildConfig::balanced`'s intersection cost).
     pub prim_cost: f32,
 }
 
@@ -59,11 +56,9 @@ impl CollapseConfig {
 
     /// Subtrees of up to 8 primitives may merge into one leaf, and primitives are cheap
     /// (`prim_cost` 0.05, for a branch-free SIMD triangle test that stops after the edge
-    /// functions on a miss): fewer, fuller nodes and the smallest trees. On the benchmark
-    /// meshes (8-wide `Mesh`, paired alternating runs) 0.05 gave 0-5% more closest hits per
-    /// second than 0.1 on every row and 0.3-1.8 fewer bytes per triangle; 0.025 and
-    /// `max_leaf` 16 measured even with 0.05, 0.15 lost 2-10%. Leaf ranges then differ from
-    /// the binary tree's, and a leaf's primitives come in leaf order, not nearest first.
+    /// functions on a miss): fewer, fuller nodes and the smallest trees (the values tried
+    /// are in `docs/performance.md`). Leaf ranges then differ from the binary tree's, and a
+    /// leaf's primitives come in leaf order, not nearest first.
     #[must_use]
     pub const fn merge_leaves() -> Self {
         Self {
@@ -120,8 +115,8 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     let mut depth = 0;
     emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
     // Rays read the nodes at random: large trees go to huge pages.
-    if std::mem::size_of_val(&nodes[..]) >= super::simd::HUGE_PAGE_MIN_BYTES {
-        let mut advised = super::huge_page_vec(nodes.len());
+    if std::mem::size_of_val(&nodes[..]) >= HUGE_PAGE_MIN_BYTES {
+        let mut advised = huge_page_vec(nodes.len());
         advised.extend_from_slice(&nodes);
         nodes = advised;
     }

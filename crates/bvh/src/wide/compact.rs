@@ -13,11 +13,13 @@
 //! contains its child's slot boxes exactly as in the plain layout ([`WideBvh::validate`]
 //! checks it). Refit re-quantizes bottom-up.
 
+use raypick_primitives::simd::{huge_page_vec, HUGE_PAGE_MIN_BYTES};
 use std::ops::Range;
 
 use raypick_primitives::{Aabb, Point3};
 
 use super::layout::{child_of, sealed::Internal, WideLayout};
+use super::quantize::{dequantize, quantize_row, step_for};
 use super::{WideBvh, WideChild, WideNode, WideRefitError, EMPTY_SLOT};
 
 /// One compact 8-wide node (128 bytes): per axis an origin and a power-of-two step, the six
@@ -69,117 +71,12 @@ pub enum CompactError {
 /// Trees from this many nodes quantize their leaf-only nodes in parallel (rayon).
 const PARALLEL_NODES: usize = 1024;
 
-/// The plane `origin + q * step`, as every kernel computes it (the product is exact).
-#[inline(always)]
-pub(crate) fn dequantize(origin: f32, q: u8, step: f32) -> f32 {
-    origin + f32::from(q) * step
-}
-
 /// The union of the stored boxes of node `c`, a child of node `ni`, found in `tail` (the
 /// nodes after `ni`: children come after their parents); empty if it is not there.
 #[inline]
 fn child_union(tail: &[CompactNode8], ni: usize, c: usize) -> Aabb {
     tail.get(c.wrapping_sub(ni + 1))
         .map_or(Aabb::EMPTY, CompactNode8::union_all)
-}
-
-/// `2^e` for `-126 <= e <= 127`.
-fn pow2(e: i32) -> f32 {
-    f32::from_bits(((e + 127) as u32) << 23)
-}
-
-/// The smallest power-of-two step (a normal f32) with `origin + 255 * step >= hi` as
-/// dequantized, and its inverse (exact); `None` when no finite one exists.
-#[inline]
-fn step_for(origin: f32, hi: f32) -> Option<(f32, f32)> {
-    // The exponent of (hi - origin) / 255, from its bits: a step a little too small is
-    // corrected by the loop, which then runs once or twice.
-    let x = (hi - origin) * (1.0 / 255.0);
-    let mut e = if x.is_finite() && x > 0.0 {
-        let bits = x.to_bits();
-        // Rounded up to a power of two: one more when x is not one already.
-        ((bits >> 23) as i32 - 127 + i32::from(bits & 0x7f_ffff != 0)).max(-126)
-    } else if x.is_finite() {
-        -126
-    } else {
-        // The extent overflows f32: start from the largest steps.
-        120
-    };
-    loop {
-        let step = pow2(e);
-        let top = dequantize(origin, 255, step);
-        if top >= hi && top.is_finite() {
-            // 1 / 2^e is 2^-e, exact (a subnormal at worst for e = 127).
-            return Some((step, 1.0 / step));
-        }
-        if e >= 127 || !top.is_finite() {
-            return None;
-        }
-        e += 1;
-    }
-}
-
-/// The bytes of one row of planes `v` (all 8 lanes): a `q` whose plane is at most `v`
-/// (`DOWN`, a min row), or at least `v` (a max row), the nearest such one unless rounding
-/// far from the origin makes neighbouring planes equal; `v` must lie within
-/// `origin ..= origin + 255 * step` as dequantized. The estimate from `(v - origin) / step`
-/// is off by at most one from rounding, and so is the dequantized plane; two branch-free
-/// corrections per lane fix both, and a final check (which finds nothing in practice) makes
-/// it certain. SSE2 on x86_64, the same operations lane by lane.
-#[inline(always)]
-fn quantize_row<const DOWN: bool>(origin: f32, step: f32, inv: f32, v: &[f32; 8]) -> [u8; 8] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(q) = super::simd::quantize_row_sse2::<DOWN>(origin, step, inv, v) {
-        return q;
-    }
-    quantize_row_scalar::<DOWN>(origin, step, inv, v)
-}
-
-/// [`quantize_row`] without SIMD: the reference the SSE2 row is tested against, and its
-/// fallback.
-#[inline]
-fn quantize_row_scalar<const DOWN: bool>(
-    origin: f32,
-    step: f32,
-    inv: f32,
-    v: &[f32; 8],
-) -> [u8; 8] {
-    let mut q = [0i32; 8];
-    for (q, &x) in q.iter_mut().zip(v) {
-        let t = ((x - origin) * inv).clamp(0.0, 255.0);
-        // Truncation is floor here (t >= 0); rounded up for a max plane.
-        let f = t as i32;
-        *q = if DOWN {
-            f
-        } else {
-            f + i32::from((f as f32) < t)
-        };
-    }
-    for _ in 0..2 {
-        for (q, &x) in q.iter_mut().zip(v) {
-            let p = origin + *q as f32 * step;
-            *q = if DOWN {
-                (*q - i32::from(p > x)).max(0)
-            } else {
-                (*q + i32::from(p < x)).min(255)
-            };
-        }
-    }
-    let mut out = [0u8; 8];
-    for ((o, &q), &x) in out.iter_mut().zip(&q).zip(v) {
-        let mut q = q.clamp(0, 255) as u8;
-        if DOWN {
-            while q > 0 && dequantize(origin, q, step) > x {
-                q -= 1;
-            }
-        } else {
-            while q < 255 && dequantize(origin, q, step) < x {
-                q += 1;
-            }
-        }
-        *o = q;
-    }
-    out
 }
 
 impl CompactNode8 {
@@ -412,8 +309,8 @@ impl CompactBvh8 {
     /// range ([`CompactError`]). An empty tree gives an empty tree. O(nodes).
     pub fn from_wide(wide: &WideBvh<8>) -> Result<Self, CompactError> {
         let src = wide.nodes();
-        let mut nodes = if std::mem::size_of_val(src) / 2 >= super::simd::HUGE_PAGE_MIN_BYTES {
-            super::huge_page_vec(src.len())
+        let mut nodes = if std::mem::size_of_val(src) / 2 >= HUGE_PAGE_MIN_BYTES {
+            huge_page_vec(src.len())
         } else {
             Vec::with_capacity(src.len())
         };
@@ -465,8 +362,8 @@ impl WideBvh<8> {
     #[must_use]
     pub fn from_compact(compact: &CompactBvh8) -> Self {
         let src = compact.nodes();
-        let mut nodes = if std::mem::size_of_val(src) * 2 >= super::simd::HUGE_PAGE_MIN_BYTES {
-            super::huge_page_vec(src.len())
+        let mut nodes = if std::mem::size_of_val(src) * 2 >= HUGE_PAGE_MIN_BYTES {
+            huge_page_vec(src.len())
         } else {
             Vec::with_capacity(src.len())
         };
@@ -487,112 +384,6 @@ impl WideBvh<8> {
             nodes,
             prim_count: compact.len(),
             depth: compact.depth(),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{dequantize, quantize_row, quantize_row_scalar, step_for};
-    use proptest::prelude::*;
-
-    /// A row of 8 planes inside `lo ..= hi`, from 8 fractions, with `lo` and `hi` among
-    /// them (as `set_boxes` gives: the row's extremes set the range).
-    fn row(lo: f32, hi: f32, f: [f32; 8]) -> [f32; 8] {
-        let mut v = f.map(|f| lo + (hi - lo) * f);
-        v[0] = lo;
-        v[7] = hi;
-        v.map(|x| x.clamp(lo, hi))
-    }
-
-    /// Checks the bytes of one row against the contract: the plane of a min byte is at most
-    /// `v`, a max byte's at least `v` (the stored box contains the exact one), and no more
-    /// than two steps away.
-    fn check<const DOWN: bool>(origin: f32, step: f32, v: &[f32; 8], q: &[u8; 8]) {
-        for (&x, &q) in v.iter().zip(q) {
-            let p = dequantize(origin, q, step);
-            if DOWN {
-                assert!(p <= x, "min plane {p} above {x}");
-            } else {
-                assert!(p >= x, "max plane {p} below {x}");
-            }
-            let gap = (f64::from(p) - f64::from(x)).abs();
-            assert!(gap <= 2.0 * f64::from(step), "{p} far from {x}");
-        }
-    }
-
-    /// The SIMD and scalar rows of `lo ..= hi` agree and meet the contract; with `simd`, the
-    /// SIMD row must also have decided alone (no scalar fallback), so that the comparison
-    /// is not the scalar code against itself.
-    fn both(lo: f32, hi: f32, f: [f32; 8], simd: bool) {
-        let v = row(lo, hi, f);
-        let Some((step, inv)) = step_for(lo, hi) else {
-            return;
-        };
-        #[cfg(target_arch = "x86_64")]
-        if simd {
-            let sse = crate::wide::simd::quantize_row_sse2::<true>(lo, step, inv, &v);
-            assert!(sse.is_some(), "{v:?}");
-            let sse = crate::wide::simd::quantize_row_sse2::<false>(lo, step, inv, &v);
-            assert!(sse.is_some(), "{v:?}");
-        }
-        let _ = simd;
-        let down = quantize_row::<true>(lo, step, inv, &v);
-        let up = quantize_row::<false>(lo, step, inv, &v);
-        assert_eq!(
-            down,
-            quantize_row_scalar::<true>(lo, step, inv, &v),
-            "{v:?}"
-        );
-        assert_eq!(up, quantize_row_scalar::<false>(lo, step, inv, &v), "{v:?}");
-        check::<true>(lo, step, &v, &down);
-        check::<false>(lo, step, &v, &up);
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
-
-        /// The SIMD rows give the scalar bytes, which meet the contract, on ordinary ranges.
-        #[test]
-        fn simd_rows_equal_the_scalar_rows(
-            lo in -1.0e3f32..1.0e3,
-            span in 0.0f32..10.0,
-            f in proptest::array::uniform8(0.0f32..=1.0),
-        ) {
-            both(lo, lo + span, f, true);
-        }
-
-        /// ... far from the origin, tiny, and across the range of f32 magnitudes.
-        #[test]
-        fn simd_rows_equal_the_scalar_rows_on_hard_ranges(
-            mag in -30i32..30,
-            off in -1.0f32..1.0,
-            span_mag in -40i32..10,
-            f in proptest::array::uniform8(0.0f32..=1.0),
-        ) {
-            let lo = off * 10f32.powi(mag);
-            both(lo, lo + 10f32.powi(span_mag) * lo.abs().max(1e-30), f, false);
-        }
-    }
-
-    #[test]
-    fn simd_rows_on_exact_and_extreme_values() {
-        for (lo, hi) in [
-            (0.0, 0.0),
-            (0.0, 255.0),
-            (-1.0, 1.0),
-            (1.0e30, 1.0e30 * 1.5),
-            (-3.0e38, 3.0e38),
-            (f32::MIN_POSITIVE, f32::MIN_POSITIVE * 3.0),
-            (1.0e-40, 2.0e-40),
-        ] {
-            for k in 0..=8 {
-                let mut f = [0.0f32; 8];
-                for (i, f) in f.iter_mut().enumerate() {
-                    *f = ((i * 37 + k * 11) % 9) as f32 / 8.0;
-                }
-                both(lo, hi, f, false);
-            }
         }
     }
 }

@@ -1,5 +1,12 @@
-//! Wide BVHs: 4 or 8 children per node, collapsed from the binary SAH tree, with the children
-//! of a node tested against a ray together (SIMD on x86_64, a scalar path everywhere).
+//! Wide BVHs: the types. `N` children per node (8 for ray traversal), collapsed from the
+//! binary SAH tree, with the children of a node tested against a ray together (SIMD on
+//! x86_64, a scalar path everywhere).
+//!
+//! Where things are: `collapse` (binary to wide), `layout` (the node layouts behind one
+//! trait), `compact` and `quantize` (the quantized layout), `refit`, `validate`,
+//! `traverse` (the ray traversal and its visitor; `traverse_x86` its SIMD entry points,
+//! `slab_x86` the SIMD node tests), `stream` (interleaved rays), `query` (box, predicate
+//! and best-first queries).
 //!
 //! A [`WideBvh`] is built from a finished [`Bvh`] by collapsing: a dynamic program (after
 //! Ylitie, Karras and Laine 2017) chooses which binary nodes become wide nodes and which binary
@@ -10,15 +17,16 @@
 //! subtrees into one leaf.
 //!
 //! Nodes are stored as structures of arrays (`min_x[N]`, ..., `max_z[N]`, child, count),
-//! cache-line aligned: [`Bvh4`] nodes are 128 bytes, [`Bvh8`] nodes 256 bytes. A
+//! cache-line aligned: [`Bvh8`] nodes are 256 bytes. A
 //! [`CompactBvh8`] ([`CompactBvh8::from_wide`]) stores the same tree with each child box
 //! quantized to 8 bits per plane, conservatively: 128-byte nodes, for trees larger than the
 //! CPU's caches. The node layout is the tree's second type parameter ([`WideLayout`]).
 //!
 //! [`WideBvh::traverse_ray`] has the contract of [`Bvh::traverse_ray`]: same robust box test,
 //! nearest child first, pruning by the callback-lowered `t_max`, early exit, no allocation.
-//! The SIMD code path is chosen once per process ([`SimdPath::best`]); every path gives the
-//! same answers, bit for bit (the scalar one is the reference the tests check against).
+//! The SIMD code path is chosen once per process
+//! ([`SimdPath::best`](raypick_primitives::simd::SimdPath::best)); every path gives the same
+//! answers, bit for bit (the scalar one is the reference the tests check against).
 //!
 //! ```
 //! use std::ops::ControlFlow;
@@ -54,7 +62,6 @@
 //! ```
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use raypick_primitives::{Aabb, Point3};
 
@@ -63,25 +70,25 @@ use crate::{Bvh, Node};
 mod collapse;
 mod compact;
 mod layout;
+mod quantize;
 mod query;
 mod refit;
-mod simd;
+#[cfg(target_arch = "x86_64")]
+mod slab_x86;
+mod stack;
 mod stream;
 mod traverse;
-mod triangle;
+#[cfg(target_arch = "x86_64")]
+mod traverse_x86;
+mod validate;
 
 pub use collapse::CollapseConfig;
 pub use compact::{CompactBvh8, CompactError, CompactNode8};
 pub use layout::WideLayout;
-pub use query::WideBestFirstScratch;
 pub use refit::WideRefitError;
-pub use simd::{huge_page_vec, prefetch, prefetch_line};
 pub use stream::StreamRay;
-pub use traverse::{RayTraversal, RayVisitor};
-pub use triangle::{
-    intersect_triangles, BlockHits, LaneMasks, TriangleBlock, TriangleBlock4, TriangleBlock8,
-    TrianglesRay,
-};
+pub use traverse::{LeafFn, RayTraversal, RayVisitor};
+pub use validate::{WideStats, WideValidationError};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).
 const EMPTY_SLOT: u32 = u32::MAX;
@@ -174,7 +181,9 @@ impl<const N: usize> WideNode<N> {
 }
 
 /// A wide BVH with `N` children per node, stored in node layout `L`; use the aliases
-/// [`Bvh4`], [`Bvh8`] (plain f32 boxes) and [`CompactBvh8`] (quantized boxes).
+/// [`Bvh8`] (plain f32 boxes) and [`CompactBvh8`] (quantized boxes). Other widths `N`
+/// collapse, validate, refit and answer box and best-first queries; ray traversal is for
+/// 8-wide trees.
 ///
 /// It holds only nodes: primitives are referred to by leaf-order positions of the binary
 /// [`Bvh`] it was collapsed from, whose [`Bvh::prim_indices`] stay the map to original
@@ -196,112 +205,14 @@ impl<const N: usize, L> Default for WideBvh<N, L> {
     }
 }
 
-/// A 4-wide BVH (128-byte nodes; SSE on x86_64).
-pub type Bvh4 = WideBvh<4>;
 /// An 8-wide BVH (256-byte nodes; AVX2 when the CPU has it, else SSE twice).
 pub type Bvh8 = WideBvh<8>;
-
-/// Statistics from [`WideBvh::validate`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct WideStats {
-    /// Number of wide nodes.
-    pub node_count: usize,
-    /// Number of leaves (the binary tree's leaf count when its leaves were kept, fewer when
-    /// [`CollapseConfig::max_leaf`] merged some).
-    pub leaf_count: usize,
-    /// Number of primitives covered by the leaves.
-    pub prim_count: usize,
-    /// Number of levels of wide nodes.
-    pub depth: usize,
-    /// Mean number of used child slots per node (at most `N`).
-    pub mean_children: f64,
-    /// Bytes used by the nodes.
-    pub memory_bytes: usize,
-}
-
-/// The first broken invariant found by [`WideBvh::validate`].
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WideValidationError {
-    /// A node has no used slot, or a used slot after an unused one.
-    #[error(
-        "wide node {node}: slot {slot} is misplaced (used slots must come first, at least one)"
-    )]
-    BadSlots {
-        /// The node.
-        node: usize,
-        /// The slot.
-        slot: usize,
-    },
-    /// A slot's box is NaN, infinite or inverted.
-    #[error("wide node {node}, slot {slot}: bad box")]
-    BadBox {
-        /// The node.
-        node: usize,
-        /// The slot.
-        slot: usize,
-    },
-    /// A child index is out of range, not after its parent, or referenced twice.
-    #[error("wide node {node}, slot {slot}: bad child index {child}")]
-    BadChild {
-        /// The node.
-        node: usize,
-        /// The slot.
-        slot: usize,
-        /// The child index it holds.
-        child: usize,
-    },
-    /// A node is referenced by no slot.
-    #[error("wide node {node} is unreachable")]
-    Unreachable {
-        /// The node.
-        node: usize,
-    },
-    /// A slot's box does not contain a box of its child node.
-    #[error("wide node {node}, slot {slot}: box does not contain child slot {child_slot}")]
-    NotContained {
-        /// The node.
-        node: usize,
-        /// The slot.
-        slot: usize,
-        /// The slot of the child node that sticks out.
-        child_slot: usize,
-    },
-    /// A leaf range reaches past the primitive count or overlaps another leaf.
-    #[error(
-        "wide node {node}, slot {slot}: leaf range {start}..{end} overlaps or is out of range"
-    )]
-    BadLeaf {
-        /// The node.
-        node: usize,
-        /// The slot.
-        slot: usize,
-        /// Range start.
-        start: usize,
-        /// Range end.
-        end: usize,
-    },
-    /// Leaves do not cover every position.
-    #[error("leaf-order position {pos} is in no leaf")]
-    Uncovered {
-        /// The first uncovered position.
-        pos: usize,
-    },
-    /// The stored depth is wrong.
-    #[error("stored depth {stored} differs from the actual depth {actual}")]
-    Depth {
-        /// Stored.
-        stored: usize,
-        /// Actual.
-        actual: usize,
-    },
-}
 
 impl<const N: usize> WideBvh<N> {
     /// Collapses the binary tree `bvh` into a wide one with [`CollapseConfig::new`]: the
     /// leaves are exactly `bvh`'s leaves, with the same position ranges, and the dynamic
-    /// program picks the binary nodes that become wide nodes (fuller nodes than the former
-    /// greedy collapse: 6.0 to 6.2 of 8 slots used on the benchmark meshes instead of 3.8 to
-    /// 5.2, 16% to 44% fewer nodes). See [`WideBvh::from_bvh_with`].
+    /// program picks the binary nodes that become wide nodes (as full as the SAH cost
+    /// allows). See [`WideBvh::from_bvh_with`].
     #[must_use]
     pub fn from_bvh(bvh: &Bvh) -> Self {
         Self::from_bvh_with(bvh, &CollapseConfig::new())
@@ -365,178 +276,5 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
             }
         }
         out
-    }
-
-    /// Checks the invariants: used slots first and at least one per node; finite boxes with
-    /// `min <= max`; each node but the root referenced once, by an earlier node; each slot box
-    /// containing its child node's boxes; leaves covering positions `0..len()` exactly once
-    /// (a leaf is any range of positions: one binary leaf, or several merged by
-    /// [`CollapseConfig::max_leaf`]); the stored depth. Returns statistics, or the first broken
-    /// invariant. It does not check leaf boxes against primitives (it has none).
-    pub fn validate(&self) -> Result<WideStats, WideValidationError> {
-        let mut referenced = vec![false; self.nodes.len()];
-        let mut level = vec![0usize; self.nodes.len()];
-        let mut covered = vec![false; self.prim_count];
-        let mut leaves = 0;
-        let mut used = 0usize;
-        let mut depth = 0;
-        if let Some(l) = level.first_mut() {
-            *l = 1;
-        }
-        for (ni, n) in self.nodes.iter().enumerate() {
-            if ni > 0 && !referenced[ni] {
-                return Err(WideValidationError::Unreachable { node: ni });
-            }
-            depth = depth.max(level[ni]);
-            let k = n.child_count();
-            if k == 0 {
-                return Err(WideValidationError::BadSlots { node: ni, slot: 0 });
-            }
-            if let Some(slot) = (k..N).find(|&i| n.child(i) != WideChild::Empty) {
-                return Err(WideValidationError::BadSlots { node: ni, slot });
-            }
-            used += k;
-            for slot in 0..k {
-                let b = n.child_aabb(slot);
-                let finite = (0..3).all(|a| b.min[a].is_finite() && b.max[a].is_finite());
-                if !finite || (0..3).any(|a| b.min[a] > b.max[a]) {
-                    return Err(WideValidationError::BadBox { node: ni, slot });
-                }
-                match n.child(slot) {
-                    WideChild::Node(c) => {
-                        if c <= ni || c >= self.nodes.len() || referenced[c] {
-                            return Err(WideValidationError::BadChild {
-                                node: ni,
-                                slot,
-                                child: c,
-                            });
-                        }
-                        referenced[c] = true;
-                        level[c] = level[ni] + 1;
-                        let cn = &self.nodes[c];
-                        for cs in 0..cn.child_count() {
-                            if !b.contains_aabb(&cn.child_aabb(cs)) {
-                                return Err(WideValidationError::NotContained {
-                                    node: ni,
-                                    slot,
-                                    child_slot: cs,
-                                });
-                            }
-                        }
-                    }
-                    WideChild::Leaf(r) => {
-                        leaves += 1;
-                        let bad = WideValidationError::BadLeaf {
-                            node: ni,
-                            slot,
-                            start: r.start,
-                            end: r.end,
-                        };
-                        let Some(cells) = covered.get_mut(r.clone()) else {
-                            return Err(bad);
-                        };
-                        if cells.iter().any(|&c| c) {
-                            return Err(bad);
-                        }
-                        cells.fill(true);
-                    }
-                    WideChild::Empty => unreachable!("slots below child_count are used"),
-                }
-            }
-        }
-        if let Some(pos) = covered.iter().position(|&c| !c) {
-            return Err(WideValidationError::Uncovered { pos });
-        }
-        if depth != self.depth {
-            return Err(WideValidationError::Depth {
-                stored: self.depth,
-                actual: depth,
-            });
-        }
-        Ok(WideStats {
-            node_count: self.nodes.len(),
-            leaf_count: leaves,
-            prim_count: self.prim_count,
-            depth,
-            mean_children: if self.nodes.is_empty() {
-                0.0
-            } else {
-                used as f64 / self.nodes.len() as f64
-            },
-            memory_bytes: self.memory_bytes(),
-        })
-    }
-}
-
-/// The code path that tests a node's children.
-///
-/// Every path gives bit-identical results; they differ only in speed. `Sse` and `Avx2` exist
-/// only on x86_64 (SSE is part of its baseline, AVX2 is detected at run time); on other
-/// targets only `Scalar` is available.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SimdPath {
-    /// Plain Rust, one child at a time; the reference.
-    Scalar,
-    /// 4 children per instruction with SSE (two steps for [`Bvh8`]).
-    Sse,
-    /// 8 children per instruction with AVX2 and FMA (for [`Bvh8`] and [`CompactBvh8`];
-    /// [`Bvh4`] uses its SSE kernel).
-    Avx2,
-}
-
-static BEST: AtomicU8 = AtomicU8::new(u8::MAX);
-
-impl SimdPath {
-    /// All paths, slowest first.
-    pub const ALL: [SimdPath; 3] = [SimdPath::Scalar, SimdPath::Sse, SimdPath::Avx2];
-
-    /// True when this CPU can run the path.
-    #[must_use]
-    #[inline]
-    pub fn is_available(self) -> bool {
-        match self {
-            SimdPath::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            SimdPath::Sse => true,
-            #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => simd::avx2_available(),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
-
-    /// The paths this CPU can run, slowest first (always starts with `Scalar`).
-    pub fn available() -> impl Iterator<Item = SimdPath> {
-        Self::ALL.into_iter().filter(|p| p.is_available())
-    }
-
-    /// The fastest available path, decided once per process and cached. Setting the
-    /// environment variable `RAYPICK_SIMD` to `scalar` or `sse` caps it (for testing and
-    /// comparison); other values are ignored.
-    #[must_use]
-    #[inline]
-    pub fn best() -> SimdPath {
-        let cached = BEST.load(Ordering::Relaxed);
-        if let Some(&p) = Self::ALL.get(cached as usize) {
-            return p;
-        }
-        Self::decide_best()
-    }
-
-    /// The first call of [`SimdPath::best`]: detects, applies `RAYPICK_SIMD`, caches.
-    #[cold]
-    #[inline(never)]
-    fn decide_best() -> SimdPath {
-        let cap = match std::env::var("RAYPICK_SIMD").as_deref() {
-            Ok("scalar") => SimdPath::Scalar,
-            Ok("sse") => SimdPath::Sse,
-            _ => SimdPath::Avx2,
-        };
-        let best = Self::available()
-            .filter(|&p| p as u8 <= cap as u8)
-            .last()
-            .unwrap_or(SimdPath::Scalar);
-        BEST.store(best as u8, Ordering::Relaxed);
-        best
     }
 }

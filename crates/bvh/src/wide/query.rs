@@ -17,9 +17,9 @@ use raypick_primitives::{Aabb, Point3, Real};
 use smallvec::SmallVec;
 
 use super::layout::{sealed::Internal, slot_range};
-use super::simd::Stack;
+use super::stack::Stack;
 use super::{WideBvh, WideLayout, WideStats};
-use crate::{heap, MAX_DEPTH};
+use crate::{heap, BestFirstScratch, MAX_DEPTH};
 
 /// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
 /// so that it stays a lower bound of the exact squared distance of every point in the box.
@@ -27,22 +27,6 @@ const DIST2_SCALE: Real = 1.0 - 8.0 * Real::EPSILON;
 
 /// One pending slot: its bound, and its `child`/`count` pair.
 type Pending = (Real, u32, u32);
-
-/// Reusable storage for [`WideBvh::traverse_best_first_in`]: its heap keeps 64 entries
-/// inline and keeps any larger capacity it grew to, so reusing it makes queries
-/// allocation-free.
-#[derive(Clone, Debug, Default)]
-pub struct WideBestFirstScratch {
-    heap: SmallVec<[Pending; 64]>,
-}
-
-impl WideBestFirstScratch {
-    /// An empty scratch (no allocation).
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
 
 /// Bit `i` set for each used slot of `n` whose box overlaps `q` (closed boxes). Unused
 /// slots are masked out: their boxes are inverted or arbitrary.
@@ -187,14 +171,14 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// bound prunes its slot; a NaN `max_dist` visits nothing.
     ///
     /// Keeps up to 64 pending slots inline; a larger frontier allocates. Use
-    /// [`WideBvh::traverse_best_first_in`] with a reused [`WideBestFirstScratch`] to avoid
+    /// [`WideBvh::traverse_best_first_in`] with a reused [`BestFirstScratch`] to avoid
     /// that.
     pub fn traverse_best_first<D, F>(&self, max_dist: Real, node_dist: D, leaf: F)
     where
         D: FnMut(&Aabb) -> Real,
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
-        let mut scratch = WideBestFirstScratch::new();
+        let mut scratch = BestFirstScratch::new();
         self.traverse_best_first_in(&mut scratch, max_dist, node_dist, leaf);
     }
 
@@ -202,7 +186,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// never allocate once the scratch has grown to the largest frontier seen.
     pub fn traverse_best_first_in<D, F>(
         &self,
-        scratch: &mut WideBestFirstScratch,
+        scratch: &mut BestFirstScratch,
         max_dist: Real,
         mut node_dist: D,
         mut leaf: F,

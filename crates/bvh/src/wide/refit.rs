@@ -156,7 +156,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// [`Bvh::prim_indices`](crate::Bvh::prim_indices)). O(n), allocates nothing; in parallel
     /// with rayon from 32,768 primitives: every leaf slot of the plain layout, the nodes of
     /// leaves only of a [`CompactBvh8`] (whose other nodes are then re-quantized bottom-up on
-    /// one thread; measured 1.3-1.5 times the plain refit's time on 1M triangles).
+    /// one thread, so a compact refit costs more than a plain one).
     ///
     /// [`CompactBvh8`]: super::CompactBvh8
     ///

@@ -12,16 +12,15 @@
 use std::ops::ControlFlow;
 
 use super::layout::sealed::Internal;
-use super::simd::Stack;
-use super::traverse::{announce, prefetch_item, Item, Kernel, RayK, RayVisitor};
-use super::TrianglesRay;
+use super::stack::Stack;
+use super::traverse::{announce, prefetch_item, Item, Kernel, RayTraversal, RayVisitor};
+use crate::BoxRay;
 
 /// A ray of an interleaved traversal ([`WideBvh::traverse_stream`](super::WideBvh)): its
 /// leaf visitor, which also carries the ray prepared for the box tests.
 pub trait StreamRay: RayVisitor {
-    /// The ray, prepared once ([`TrianglesRay`]); only its box-test constants are used
-    /// here.
-    fn ray(&self) -> &TrianglesRay;
+    /// The ray, prepared once.
+    fn ray(&self) -> &BoxRay;
 }
 
 /// Where one ray of the stream is: the slot it visits next, and the slots pending.
@@ -66,13 +65,13 @@ impl<const CAP: usize> Walk<CAP> {
 ///
 /// This is `traverse_with_kernel`'s loop body with its locals in a [`Walk`]. The single-ray
 /// loop keeps its own copy: run through this function it took 2-5% more instructions per
-/// closest hit (measured with callgrind), and the test `traverse_stream_matches_traverse_prepared`
+/// closest hit (measured with callgrind), and the test `traverse_stream_matches_traverse_ray_visit`
 /// holds the two to the same events.
 #[inline(always)]
 fn step<const N: usize, const CAP: usize, const PAD_NEG: bool, const ORDERED: bool, L, K, F>(
     k: K,
     nodes: &[L],
-    r: &RayK,
+    r: &BoxRay,
     t_min: f32,
     w: &mut Walk<CAP>,
     leaf: &mut F,
@@ -89,6 +88,7 @@ where
             return false;
         }
     } else {
+        leaf.node(item.child as usize);
         let node = &nodes[item.child as usize];
         let (mask, dist) = k.test::<PAD_NEG>(node, r, t_min, w.t_max);
         if mask != 0 {
@@ -165,16 +165,16 @@ where
 
 /// The next valid ray from `next`, with its box constants copied (`step` borrows the
 /// visitor mutably); invalid ones go straight to `done` (they visit nothing, as in
-/// `traverse_prepared`).
+/// `traverse_ray_visit`).
 #[inline(always)]
 fn next_valid<V: StreamRay>(
     next: &mut impl FnMut() -> Option<V>,
     done: &mut impl FnMut(V),
-) -> Option<(V, RayK)> {
+) -> Option<(V, BoxRay)> {
     loop {
         let v = next()?;
-        if v.ray().ray().valid {
-            let r = v.ray().boxes;
+        if v.ray().is_valid() {
+            let r = *v.ray();
             return Some((v, r));
         }
         done(v);
@@ -210,7 +210,7 @@ pub(crate) fn stream_with_kernel<
     D: FnMut(V),
 {
     let mut walks: [Walk<CAP>; R] = std::array::from_fn(|_| Walk::new(t_min, t_max));
-    let mut rays: [Option<(V, RayK)>; R] = std::array::from_fn(|_| next_valid(next, done));
+    let mut rays: [Option<(V, BoxRay)>; R] = std::array::from_fn(|_| next_valid(next, done));
     loop {
         let mut live = false;
         for (w, slot) in walks.iter_mut().zip(rays.iter_mut()) {
@@ -234,24 +234,21 @@ macro_rules! wide_stream {
     ($layout:ty, $simd:ident) => {
         impl super::WideBvh<8, $layout> {
             /// Traverses every ray that `next()` hands out (until it returns `None`), each as
-            /// [`Self::traverse_prepared`] would with the same `ordered`, `t_min` and `t_max`:
+            /// [`Self::traverse_ray_visit`] would with the same `how`, `t_min` and `t_max`:
             /// the same leaves in the same order, with the same `t_max` values, and nothing
             /// for an invalid ray or bounds with `!(t_min <= t_max)`. Each ray's visitor is
             /// handed to `done` when its traversal ends, not necessarily in the order given.
             ///
-            /// On AVX2 (`path`, see [`SimdPath::best`](super::SimdPath::best)) the rays take
-            /// turns, 8 in flight: each visit of a node or a leaf ends by starting to load
-            /// what that ray visits next, which arrives while the other rays make their
-            /// visits. On trees much larger than the caches this hides most of the memory
-            /// latency a single ray waits for (measured: 1.3-1.5x the throughput of
-            /// one-by-one traversal on 1M-triangle meshes with incoherent rays); on trees
-            /// that stay cached it only adds the switching (0.7-0.85x). Other paths traverse
-            /// the rays one by one. Allocates nothing.
+            /// On AVX2 (`how.path()`) the rays take turns, 8 in flight: each visit of a node
+            /// or a leaf ends by starting to load what that ray visits next, which arrives
+            /// while the other rays make their visits. That hides memory latency on trees
+            /// much larger than the caches and only adds the switching on trees that stay
+            /// cached (see `docs/performance.md`). Other paths traverse the rays one by one.
+            /// Allocates nothing.
             #[inline]
             pub fn traverse_stream<V, S, D>(
                 &self,
-                path: super::SimdPath,
-                ordered: bool,
+                how: RayTraversal,
                 t_min: raypick_primitives::Real,
                 t_max: raypick_primitives::Real,
                 mut next: S,
@@ -266,11 +263,10 @@ macro_rules! wide_stream {
                     let mode = super::traverse::Mode {
                         // Negative exits matter only when t_min < 0 (see `Kernel`).
                         pad_neg: !(t_min >= 0.0),
-                        ordered,
+                        ordered: how.is_ordered(),
                     };
-                    let cpu = super::simd::CpuPath::new(path);
-                    if super::simd::$simd(
-                        cpu,
+                    if super::traverse_x86::$simd(
+                        how.cpu(),
                         &self.nodes,
                         t_min,
                         t_max,
@@ -281,10 +277,9 @@ macro_rules! wide_stream {
                         return;
                     }
                 }
-                let _ = path;
                 while let Some(mut v) = next() {
                     let ray = *v.ray();
-                    self.traverse_prepared(ordered, &ray, t_min, t_max, &mut v);
+                    self.traverse_ray_visit(how, &ray, t_min, t_max, &mut v);
                     done(v);
                 }
             }

@@ -1,62 +1,22 @@
-//! Ray traversal of wide trees: the generic loop, the scalar node kernel, and dispatch.
+//! Ray traversal of 8-wide trees: the one traversal ([`WideBvh::traverse_ray_visit`]) with
+//! its leaf visitor ([`RayVisitor`]) and its closure convenience ([`WideBvh::traverse_ray`]);
+//! the generic loop, the scalar node kernel, and the dispatch to the SIMD loops
+//! (`traverse_x86`).
 
 // `!(a <= b)` is deliberate: NaN must fail the comparison.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_primitives::ray_aabb::ROBUST_EXIT_SCALE;
+#[cfg(target_arch = "x86_64")]
+use raypick_primitives::simd::CpuPath;
+use raypick_primitives::simd::{prefetch_lines, SimdPath};
 use raypick_primitives::{Ray, Real};
 
 use super::layout::sealed::Internal;
-use super::simd::{prefetch_lines, Stack};
-use super::{CompactNode8, SimdPath, TrianglesRay, WideBvh, WideLayout, WideNode};
-
-/// `1 / ROBUST_EXIT_SCALE`, as `RayAabbPrecomp::intersect_robust` pads negative exits.
-pub(crate) const INV_EXIT_SCALE: f32 = 1.0 / ROBUST_EXIT_SCALE;
-
-/// The ray as the node kernels want it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RayK {
-    pub(crate) o: [f32; 3],
-    pub(crate) inv: [f32; 3],
-    /// `inv * ROBUST_EXIT_SCALE`: exits are padded by multiplying the slab distance by it
-    /// (the same four roundings as padding the product, one multiply fewer per node).
-    pub(crate) inv_up: [f32; 3],
-    /// `inv * INV_EXIT_SCALE`, for negative exits (see [`Kernel`]).
-    pub(crate) inv_down: [f32; 3],
-    /// Per axis, 1 when the direction's sign bit is set (the near plane is then `max`).
-    neg: [usize; 3],
-}
-
-impl RayK {
-    /// The constants of `RayAabbPrecomp::new` (the same f32 divisions, the same sign bits),
-    /// from a ray's origin and direction.
-    #[inline(always)]
-    pub(crate) fn from_parts(origin: [f32; 3], dir: [f32; 3]) -> Self {
-        let inv = [1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]];
-        Self {
-            o: origin,
-            inv,
-            inv_up: inv.map(|i| i * ROBUST_EXIT_SCALE),
-            inv_down: inv.map(|i| i * INV_EXIT_SCALE),
-            neg: dir.map(|d| usize::from(d.is_sign_negative())),
-        }
-    }
-
-    /// The row of `WideNode::bounds` holding axis `a`'s near plane (min, or max when the
-    /// direction is negative). Written so the compiler sees it is below 6: no bounds check.
-    #[inline(always)]
-    pub(crate) fn near_row(&self, a: usize) -> usize {
-        3 * (self.neg[a] & 1) + a % 3
-    }
-
-    /// The row of axis `a`'s far plane.
-    #[inline(always)]
-    pub(crate) fn far_row(&self, a: usize) -> usize {
-        3 * ((self.neg[a] ^ 1) & 1) + a % 3
-    }
-}
+use super::stack::Stack;
+use super::{CompactNode8, WideBvh, WideLayout, WideNode};
+use crate::BoxRay;
 
 /// Tests a ray against all child boxes of a node: returns the bit mask of the slots entered
 /// within `[t_min, t_max]` and each slot's entry distance (meaningful for set bits only).
@@ -69,7 +29,7 @@ pub(crate) trait Kernel<const N: usize, L = WideNode<N>>: Copy {
     fn test<const PAD_NEG: bool>(
         self,
         node: &L,
-        r: &RayK,
+        r: &BoxRay,
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; N]);
@@ -108,7 +68,7 @@ impl<const N: usize, L: WideLayout<N>> Kernel<N, L> for Scalar {
     fn test<const PAD_NEG: bool>(
         self,
         node: &L,
-        r: &RayK,
+        r: &BoxRay,
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; N]) {
@@ -140,7 +100,7 @@ impl<const N: usize, L: WideLayout<N>> Kernel<N, L> for Scalar {
 /// kernels compute it: `max(d * inv_up, d * inv_down)` is the exit scaled up when it is
 /// `>= 0` and scaled down below, as `intersect_robust` does.
 #[inline(always)]
-fn pad<const PAD_NEG: bool>(d: f32, r: &RayK, a: usize) -> f32 {
+fn pad<const PAD_NEG: bool>(d: f32, r: &BoxRay, a: usize) -> f32 {
     let up = d * r.inv_up[a];
     if PAD_NEG {
         let down = d * r.inv_down[a];
@@ -173,7 +133,7 @@ pub(crate) const fn stack_cap(n: usize, depth: usize) -> usize {
 ///
 /// A type implementing it, with `#[inline(always)]` methods, is compiled into the traversal
 /// loop itself (one function per visitor type and code path), where a closure passed to
-/// [`WideBvh::traverse_ray_by`] may stay a call per leaf.
+/// [`WideBvh::traverse_ray`] may stay a call per leaf.
 pub trait RayVisitor {
     /// Visits the leaf of leaf-order positions `range`. May lower `*t_max` (the closest hit
     /// so far: pending children entered beyond it are skipped); returns
@@ -181,11 +141,19 @@ pub trait RayVisitor {
     fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()>;
 
     /// The leaf `range` was pushed for a later visit (which it may still skip if `t_max`
-    /// drops): a hint to start loading its primitives (see [`prefetch`](super::prefetch)).
+    /// drops): a hint to start loading its primitives (see [`prefetch`](raypick_primitives::simd::prefetch)).
     /// Does nothing by default.
     #[inline(always)]
     fn upcoming(&mut self, range: Range<usize>) {
         let _ = range;
+    }
+
+    /// The traversal tests the child boxes of node `node` (an index into
+    /// [`WideBvh::nodes`]): a hook for tools that count the work of a traversal (the CLI's
+    /// heatmap). Does nothing by default, which costs nothing.
+    #[inline(always)]
+    fn node(&mut self, node: usize) {
+        let _ = node;
     }
 
     /// Where the primitives of the leaf `range` start in memory, for the traversal to start
@@ -216,57 +184,109 @@ impl<V: RayVisitor + ?Sized> RayVisitor for &mut V {
     }
 
     #[inline(always)]
+    fn node(&mut self, node: usize) {
+        (**self).node(node);
+    }
+
+    #[inline(always)]
     fn leaf_data(&self, range: Range<usize>) -> Option<*const u8> {
         (**self).leaf_data(range)
     }
 }
 
-/// A [`RayVisitor`] from two closures.
-pub(crate) struct Visitor<F, P>(pub(crate) F, pub(crate) P);
+/// A [`RayVisitor`] from a closure `leaf(range, &mut t_max)` (see [`RayVisitor::leaf`]),
+/// for [`WideBvh::traverse_ray_visit`] when a closure is enough.
+#[derive(Clone, Copy, Debug)]
+pub struct LeafFn<F>(pub F);
 
-impl<F, P> RayVisitor for Visitor<F, P>
+impl<F> RayVisitor for LeafFn<F>
 where
     F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-    P: FnMut(Range<usize>),
 {
     #[inline(always)]
     fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
         (self.0)(range, t_max)
     }
-
-    #[inline(always)]
-    fn upcoming(&mut self, range: Range<usize>) {
-        (self.1)(range);
-    }
 }
 
-/// How [`WideBvh::traverse_ray_by`] runs. The default is [`RayTraversal::nearest_first`].
+/// How [`WideBvh::traverse_ray_visit`] runs: the code path of the node tests and the order
+/// of a node's entered children. The default is [`RayTraversal::nearest_first`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RayTraversal {
-    /// The code path for the node tests (default [`SimdPath::best`]).
-    pub path: SimdPath,
-    /// Visit a node's entered children nearest first (closest-hit queries; default), or in
-    /// slot order, which saves sorting them (any-hit queries, which stop at the first hit).
-    pub ordered: bool,
+    /// The SIMD path, proven available; `None` runs the scalar loop.
+    #[cfg(target_arch = "x86_64")]
+    cpu: Option<CpuPath>,
+    ordered: bool,
 }
 
 impl RayTraversal {
-    /// Nearest child first, on the fastest path: for closest-hit queries.
+    /// Nearest child first, on the fastest path ([`SimdPath::best`]): for closest-hit
+    /// queries.
     #[must_use]
+    #[inline(always)]
     pub fn nearest_first() -> Self {
         Self {
-            path: SimdPath::best(),
+            #[cfg(target_arch = "x86_64")]
+            cpu: CpuPath::best(),
             ordered: true,
         }
     }
 
-    /// Children in slot order, on the fastest path: for any-hit (occlusion) queries.
+    /// Children in slot order, which saves sorting them, on the fastest path: for any-hit
+    /// (occlusion) queries, which stop at the first hit found. The same leaves are visited
+    /// as nearest first when nothing lowers `t_max` or breaks.
     #[must_use]
+    #[inline(always)]
     pub fn unordered() -> Self {
         Self {
-            path: SimdPath::best(),
             ordered: false,
+            ..Self::nearest_first()
         }
+    }
+
+    /// This traversal on `path`; a path this CPU lacks runs the scalar one. Every path
+    /// visits the same leaves in the same order with the same `t_max` values.
+    #[must_use]
+    pub fn on(self, path: SimdPath) -> Self {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = path;
+        Self {
+            #[cfg(target_arch = "x86_64")]
+            cpu: CpuPath::new(path),
+            ..self
+        }
+    }
+
+    /// A traversal on the path `cpu` proves (`None`: scalar), nearest first or in slot
+    /// order, for a caller that holds a [`CpuPath`] already: nothing is detected or looked
+    /// up again.
+    #[cfg(target_arch = "x86_64")]
+    #[must_use]
+    #[inline(always)]
+    pub fn on_cpu(cpu: Option<CpuPath>, ordered: bool) -> Self {
+        Self { cpu, ordered }
+    }
+
+    /// The path the node tests run on.
+    #[must_use]
+    pub fn path(&self) -> SimdPath {
+        #[cfg(target_arch = "x86_64")]
+        return self.cpu.map_or(SimdPath::Scalar, CpuPath::path);
+        #[cfg(not(target_arch = "x86_64"))]
+        SimdPath::Scalar
+    }
+
+    /// The SIMD path as its proof (`None`: scalar).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn cpu(&self) -> Option<CpuPath> {
+        self.cpu
+    }
+
+    /// True for nearest-first order.
+    #[must_use]
+    pub fn is_ordered(&self) -> bool {
+        self.ordered
     }
 }
 
@@ -327,7 +347,7 @@ pub(crate) fn traverse_with_kernel<
 >(
     k: K,
     nodes: &[L],
-    r: &RayK,
+    r: &BoxRay,
     t_min: f32,
     mut t_max: f32,
     leaf: &mut F,
@@ -350,6 +370,7 @@ pub(crate) fn traverse_with_kernel<
                 return;
             }
         } else {
+            leaf.node(item.child as usize);
             let node = &nodes[item.child as usize];
             let (mask, dist) = k.test::<PAD_NEG>(node, r, t_min, t_max);
             if mask != 0 {
@@ -462,196 +483,56 @@ pub(crate) fn prefetch_item<L, F: RayVisitor>(nodes: &[L], it: &Item, leaf: &F) 
 }
 
 macro_rules! wide_traverse_ray {
-    ($n:literal, $layout:ty, $simd_run:ident) => {
-        impl WideBvh<$n, $layout> {
-            /// Ray traversal, the drop-in for [`Bvh::traverse_ray`](crate::Bvh::traverse_ray):
-            /// calls `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
-            /// `[t_min, *t_max]`, nearest entered child first. `range` is a range of
-            /// leaf-order positions of the binary tree this one was collapsed from.
-            ///
-            /// The callback may lower `*t_max` (the closest hit so far): pending children
-            /// entered beyond it are skipped. It returns [`ControlFlow::Break`] to stop at
-            /// once (any-hit). The box test is [`RayAabbPrecomp::intersect_robust`]
-            /// (Ize 2013) evaluated for all children at once, so every leaf whose box that
-            /// test accepts is visited unless pruned. A ray with a NaN or infinite component
-            /// or a zero direction, or bounds with `!(t_min <= t_max)` (NaN included), visits
-            /// nothing. Uses the fastest [`SimdPath`] (see [`SimdPath::best`]). Allocates
-            /// nothing.
-            ///
-            /// [`RayAabbPrecomp::intersect_robust`]: raypick_primitives::RayAabbPrecomp::intersect_robust
+    ($layout:ty, $simd_run:ident) => {
+        impl WideBvh<8, $layout> {
+            /// Ray traversal with a closure, the drop-in for
+            /// [`Bvh::traverse_ray`](crate::Bvh::traverse_ray): calls
+            /// `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
+            /// `[t_min, *t_max]`, nearest entered child first, on the fastest path. It is
+            /// [`Self::traverse_ray_visit`] with [`RayTraversal::nearest_first`] and a
+            /// [`LeafFn`]; see there for the contract and the edge cases.
             #[inline]
             pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
             where
                 F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
             {
-                self.traverse_ray_with(SimdPath::best(), ray, t_min, t_max, leaf);
-            }
-
-            /// [`Self::traverse_ray`] on a chosen code path; a path this CPU lacks runs the
-            /// scalar one. Every path visits the same leaves in the same order with the same
-            /// `t_max` values.
-            pub fn traverse_ray_with<F>(
-                &self,
-                path: SimdPath,
-                ray: &Ray,
-                t_min: Real,
-                t_max: Real,
-                leaf: F,
-            ) where
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-            {
-                self.run_ray(path, ray, t_min, t_max, true, Visitor(leaf, |_| {}));
-            }
-
-            /// The general ray traversal behind the others: runs as `how` says (code path,
-            /// nearest-first or unordered) and also calls `upcoming(range)` for each leaf it
-            /// pushes for a later visit (one it may still skip if `t_max` drops), so that the
-            /// caller can start loading that leaf's primitives (see
-            /// [`prefetch`](crate::wide::prefetch)) while nearer children are visited. Visits
-            /// the same leaves in the same order as [`Self::traverse_ray_with`] (ordered) or
-            /// [`Self::traverse_ray_unordered_with`]; same edge cases; allocates nothing.
-            #[inline]
-            pub fn traverse_ray_by<P, F>(
-                &self,
-                how: RayTraversal,
-                ray: &Ray,
-                t_min: Real,
-                t_max: Real,
-                upcoming: P,
-                leaf: F,
-            ) where
-                P: FnMut(Range<usize>),
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-            {
-                self.run_ray(
-                    how.path,
-                    ray,
+                self.traverse_ray_visit(
+                    RayTraversal::nearest_first(),
+                    &BoxRay::new(ray),
                     t_min,
                     t_max,
-                    how.ordered,
-                    Visitor(leaf, upcoming),
+                    &mut LeafFn(leaf),
                 );
             }
 
-            /// [`Self::traverse_ray_by`] with a [`RayVisitor`] instead of two closures: the
-            /// visitor's methods are compiled into the traversal loop. Same leaves, same
-            /// order, same edge cases; allocates nothing.
+            /// The ray traversal: calls `visitor.leaf(range, &mut t_max)` for every leaf whose
+            /// box the ray enters within `[t_min, *t_max]`, in the order `how` says (nearest
+            /// entered child first, or slot order), and `visitor.upcoming(range)` for each
+            /// leaf it pushes for a later visit. `range` is a range of leaf-order positions of
+            /// the binary tree this one was collapsed from.
+            ///
+            /// The visitor may lower `*t_max` (the closest hit so far): pending children
+            /// entered beyond it are skipped. It returns [`ControlFlow::Break`] to stop at
+            /// once (any-hit). The box test is
+            /// [`RayAabbPrecomp::intersect_robust`](raypick_primitives::RayAabbPrecomp::intersect_robust)
+            /// (Ize 2013) evaluated for all children at once, so every leaf whose box that
+            /// test accepts is visited unless pruned. An invalid ray ([`BoxRay::is_valid`]),
+            /// or bounds with `!(t_min <= t_max)` (NaN included), visits nothing. Every
+            /// [`SimdPath`] visits the same leaves in the same order with the same `t_max`
+            /// values. The visitor's methods are compiled into the traversal loop. Allocates
+            /// nothing.
             #[inline]
             pub fn traverse_ray_visit<V: RayVisitor>(
                 &self,
                 how: RayTraversal,
-                ray: &Ray,
+                ray: &BoxRay,
                 t_min: Real,
                 t_max: Real,
                 visitor: &mut V,
             ) {
-                self.run_ray(how.path, ray, t_min, t_max, how.ordered, visitor);
-            }
-
-            /// [`Self::traverse_ray_visit`] for a ray already prepared for the triangle tests
-            /// (a mesh query's own [`TrianglesRay`]): its box-test constants and its checked
-            /// [`SimdPath`] ([`TrianglesRay::path`]) are reused, so nothing is prepared or
-            /// detected twice per ray. Visits the same leaves in the same order as
-            /// `traverse_ray_visit` with `RayTraversal { path: ray.path(), ordered }` on the
-            /// same ray; same edge cases (an invalid ray visits nothing); allocates nothing.
-            #[inline]
-            pub fn traverse_prepared<V: RayVisitor>(
-                &self,
-                ordered: bool,
-                ray: &TrianglesRay,
-                t_min: Real,
-                t_max: Real,
-                visitor: &mut V,
-            ) {
-                if ray.ray().valid {
-                    self.run_k(
-                        #[cfg(target_arch = "x86_64")]
-                        ray.cpu(),
-                        &ray.boxes,
-                        t_min,
-                        t_max,
-                        ordered,
-                        visitor,
-                    );
-                }
-            }
-
-            /// [`Self::traverse_ray`] without the nearest-first order: the entered children
-            /// of a node are visited in slot order, which saves sorting them. For any-hit
-            /// (occlusion) queries, which stop at the first hit found; the same leaves are
-            /// visited when nothing lowers `t_max` or breaks. Same edge cases; allocates
-            /// nothing.
-            #[inline]
-            pub fn traverse_ray_unordered<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
-            where
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-            {
-                self.run_ray(
-                    SimdPath::best(),
-                    ray,
-                    t_min,
-                    t_max,
-                    false,
-                    Visitor(leaf, |_| {}),
-                );
-            }
-
-            /// [`Self::traverse_ray_unordered`] on a chosen code path (as
-            /// [`Self::traverse_ray_with`]).
-            pub fn traverse_ray_unordered_with<F>(
-                &self,
-                path: SimdPath,
-                ray: &Ray,
-                t_min: Real,
-                t_max: Real,
-                leaf: F,
-            ) where
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-            {
-                self.run_ray(path, ray, t_min, t_max, false, Visitor(leaf, |_| {}));
-            }
-
-            fn run_ray<F>(
-                &self,
-                path: SimdPath,
-                ray: &Ray,
-                t_min: Real,
-                t_max: Real,
-                ordered: bool,
-                mut leaf: F,
-            ) where
-                F: RayVisitor,
-            {
                 if !ray.is_valid() {
                     return;
                 }
-                let (o, d) = (&ray.origin, &ray.dir);
-                let r = RayK::from_parts([o.x, o.y, o.z], [d.x, d.y, d.z]);
-                #[cfg(not(target_arch = "x86_64"))]
-                let _ = path;
-                self.run_k(
-                    #[cfg(target_arch = "x86_64")]
-                    super::simd::CpuPath::new(path),
-                    &r,
-                    t_min,
-                    t_max,
-                    ordered,
-                    &mut leaf,
-                );
-            }
-
-            /// Both entry points' common part, for a valid ray: the interval check and the
-            /// dispatch to the SIMD loop that `simd` proves available, or the scalar one.
-            #[inline(always)]
-            fn run_k<F: RayVisitor>(
-                &self,
-                #[cfg(target_arch = "x86_64")] simd: Option<super::simd::CpuPath>,
-                r: &RayK,
-                t_min: Real,
-                t_max: Real,
-                ordered: bool,
-                leaf: &mut F,
-            ) {
                 let nodes = &self.nodes[..];
                 if nodes.is_empty() || !(t_min <= t_max) {
                     return;
@@ -659,34 +540,34 @@ macro_rules! wide_traverse_ray {
                 let mode = Mode {
                     // Negative exits matter only when t_min < 0 (see `Kernel`).
                     pad_neg: !(t_min >= 0.0),
-                    ordered,
+                    ordered: how.ordered,
                 };
                 #[cfg(target_arch = "x86_64")]
-                if super::simd::$simd_run(simd, self, r, t_min, t_max, mode, leaf) {
+                if super::traverse_x86::$simd_run(how.cpu(), self, ray, t_min, t_max, mode, visitor)
+                {
                     return;
                 }
-                Self::run_scalar(nodes, r, t_min, t_max, mode, leaf);
+                Self::run_scalar(nodes, ray, t_min, t_max, mode, visitor);
             }
 
             /// The scalar loop (the reference path, and the fallback), out of line.
             #[inline(never)]
             fn run_scalar<F: RayVisitor>(
                 nodes: &[$layout],
-                r: &RayK,
+                r: &BoxRay,
                 t_min: Real,
                 t_max: Real,
                 mode: Mode,
                 leaf: &mut F,
             ) {
-                run_kernel!($n, Scalar, nodes, r, t_min, t_max, mode, leaf)
+                run_kernel!(8, Scalar, nodes, r, t_min, t_max, mode, leaf)
             }
         }
     };
 }
 
-wide_traverse_ray!(4, WideNode<4>, run4);
-wide_traverse_ray!(8, WideNode<8>, run8);
-wide_traverse_ray!(8, CompactNode8, run8c);
+wide_traverse_ray!(WideNode<8>, run8);
+wide_traverse_ray!(CompactNode8, run8c);
 
 #[cfg(test)]
 pub(crate) mod tests {

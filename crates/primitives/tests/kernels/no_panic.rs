@@ -83,11 +83,16 @@ fn no_panic_on_hostile_input() {
                 assert!(ray.is_valid() && !tri.is_degenerate());
             }
         }
-        let _ = (
-            aabb_aabb(&b, &b),
-            aabb_sphere(&b, &s),
-            sphere_sphere(&s, &s),
+        // Overlap tests are symmetric, whatever the input.
+        let b2 = Aabb::new(pt(&mut rng), pt(&mut rng));
+        assert_eq!(aabb_aabb(&b, &b2), aabb_aabb(&b2, &b), "{b:?} {b2:?}");
+        let s2 = Sphere::new(pt(&mut rng), val(&mut rng));
+        assert_eq!(
+            sphere_sphere(&s, &s2),
+            sphere_sphere(&s2, &s),
+            "{s:?} {s2:?}"
         );
+        let _ = aabb_sphere(&b, &s);
         let _ = (
             obb_obb(&o, &o),
             triangle_aabb(&tri, &b),
@@ -109,18 +114,26 @@ fn no_panic_on_hostile_input() {
             assert!(!has_nan(&[q.u, q.v]), "{q:?}");
         }
         let pts = [tri.a, tri.b, tri.c, ray.origin, s.center];
-        let _ = Aabb::from_points(&pts);
+        // The box of points holds every finite one.
+        let hull = Aabb::from_points(&pts);
+        for p in pts.iter().filter(|p| p.iter().all(|c| c.is_finite())) {
+            assert!(hull.contains_point(p), "{hull:?} misses {p:?}");
+        }
         let _ = b.transformed_by_matrix(&m);
         let _ = Aabb::from_sphere(&s);
         let _ = Sphere::from_points(&pts);
         let _ = Sphere::from_points_minimal(&pts);
         let _ = Obb::from_points(&pts);
         let _ = Plane::try_from_points(&tri.a, &tri.b, &tri.c);
-        let _ = (
-            o.aabb(),
-            o.corners(),
-            o.contains_point(&ray.origin),
-            tri.normal(),
-        );
+        let _ = (o.aabb(), o.corners(), o.contains_point(&ray.origin));
+        // A normal, when there is one, is a finite unit vector; degenerate triangles have
+        // none.
+        match tri.normal() {
+            Some(n) => {
+                assert!(n.iter().all(|c| c.is_finite()), "{tri:?}: {n:?}");
+                assert!((n.norm() - 1.0).abs() < 1e-4, "{tri:?}: {n:?}");
+            }
+            None => assert!(tri.is_degenerate(), "{tri:?} has no normal"),
+        }
     }
 }

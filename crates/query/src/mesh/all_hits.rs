@@ -8,7 +8,7 @@
 
 use raypick_primitives::{Point3, Real, Vector3};
 
-use super::kernel::{RawHit, RayKernel, ZERO_A, ZERO_B, ZERO_C};
+use super::triangle_kernel::{RawHit, TriangleRay, ZERO_A, ZERO_B, ZERO_C};
 use super::{Hit, Mesh};
 
 /// A hit as collected during traversal, before merging.
@@ -123,7 +123,7 @@ fn group<'a>(
 }
 
 /// Merges the hits of each crossing through an edge or a vertex; see [`Mesh::all_hits`].
-pub(super) fn merge_crossings(mesh: &Mesh, k: &RayKernel, hits: &mut Vec<Hit>) {
+pub(super) fn merge_crossings(mesh: &Mesh, k: &TriangleRay, hits: &mut Vec<Hit>) {
     if hits.iter().filter(|h| zero(h) != 0).count() < 2 {
         return;
     }

@@ -17,7 +17,10 @@ fn check(rays: usize, results: usize) -> Result<(), MeshError> {
     if rays == results {
         Ok(())
     } else {
-        Err(MeshError::BatchLengthMismatch { rays, results })
+        Err(MeshError::BatchLengthMismatch {
+            inputs: rays,
+            outputs: results,
+        })
     }
 }
 
@@ -33,10 +36,9 @@ impl Mesh {
     ///
     /// On meshes of 300,000 triangles or more, each thread runs its rays as a stream: 8 rays
     /// take turns through the tree, each starting to load the node or leaf it needs next
-    /// while the others work, so that their cache misses overlap. On the 1M-triangle
-    /// benchmark meshes that is up to 1.4x the throughput of calling
-    /// [`Mesh::closest_hit`] in a loop (any hit: up to 1.8x); smaller meshes, which stay in
-    /// the caches, run one ray at a time.
+    /// while the others work, so that their cache misses overlap (the `compare` benchmark's
+    /// `raypick-batch` rows measure it); smaller meshes, which stay in the caches, run one
+    /// ray at a time.
     ///
     /// Errors with [`MeshError::BatchLengthMismatch`] (touching nothing) when `out` and
     /// `rays` differ in length.

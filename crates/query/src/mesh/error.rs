@@ -49,13 +49,14 @@ pub enum MeshError {
         /// The number of positions given.
         found: usize,
     },
-    /// A batch query got an output slice of another length than its ray slice.
-    #[error("{rays} rays but {results} result slots")]
+    /// A batch query got an output slice of another length than its input slice (the same
+    /// fields as `SceneError::BatchLengthMismatch`).
+    #[error("batch of {inputs} queries but {outputs} result slots")]
     BatchLengthMismatch {
-        /// The number of rays.
-        rays: usize,
+        /// The number of queries (rays or points).
+        inputs: usize,
         /// The length of the output slice.
-        results: usize,
+        outputs: usize,
     },
     /// The BVH builder rejected the triangle boxes (should not happen for finite vertices).
     #[error("BVH build failed: {0}")]

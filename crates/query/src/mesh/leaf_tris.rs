@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use rayon::join;
-use raypick_bvh::wide::huge_page_vec;
+use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 /// The largest group: the kernel's lane count.
@@ -319,7 +319,7 @@ fn write_lane(group: &mut [f32], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
     }
 }
 
-/// `kernel::is_degenerate` for finite corners, branch-free: the f64 cross product of the
+/// `triangle_kernel::is_degenerate` for finite corners, branch-free: the f64 cross product of the
 /// edges (products of f32 differences cannot overflow in f64) is exactly zero.
 #[inline(always)]
 pub(crate) fn zero_cross(tri: &[Point3<Real>; 3]) -> bool {
@@ -389,7 +389,7 @@ impl Fill<'_> {
                 let tri = self.indices[s + j].map(|i| self.positions[i as usize]);
                 write_lane(group, n, j, &tri);
                 let zero = zero_cross(&tri);
-                debug_assert_eq!(zero, super::kernel::is_degenerate(&tri));
+                debug_assert_eq!(zero, super::triangle_kernel::is_degenerate(&tri));
                 if zero {
                     let pos = s + j;
                     if pos >= slots.end {
@@ -455,7 +455,7 @@ mod tests {
             assert_eq!(lt.get(pos), *tri, "slot {pos}");
             assert_eq!(
                 lt.is_degenerate(pos),
-                super::super::kernel::is_degenerate(tri),
+                super::super::triangle_kernel::is_degenerate(tri),
                 "slot {pos}"
             );
         }

@@ -17,15 +17,18 @@
 mod all_hits;
 mod batch;
 mod error;
-mod kernel;
 mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
 mod tree;
+mod triangle_kernel;
+#[cfg(target_arch = "x86_64")]
+mod triangle_kernel_x86;
 
-use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
+use raypick_bvh::wide::{Bvh8, CollapseConfig};
 use raypick_bvh::{BuildConfig, Bvh};
+use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use leaf_tris::LeafTriangles;
@@ -165,8 +168,7 @@ impl Mesh {
     /// A tree [`NodeLayout::Auto`] made compact turns plain at the first update (its nodes
     /// are allocated once, then refit in place): a moving mesh wants the fast refit. A tree
     /// set compact explicitly is re-quantized bottom-up (in parallel for the nodes of leaves
-    /// only), measured 1.3-1.5 times the plain update on 1M triangles (27-31 against 20-24 ms
-    /// on one thread, 20-21 against 14 ms on two).
+    /// only), which costs more than the plain refit.
     pub fn update_positions(&mut self, positions: &[Point3<Real>]) -> Result<(), MeshError> {
         if positions.len() != self.vertex_count {
             return Err(MeshError::VertexCountMismatch {
@@ -234,10 +236,11 @@ impl Mesh {
         self.tris.iter()
     }
 
-    /// The vertex indices of each triangle in leaf order (the slots of
-    /// [`Mesh::leaf_triangles`]).
+    /// The vertex indices (three per triangle) of each triangle in leaf order (the slots of
+    /// [`Mesh::leaf_triangles`]); [`Mesh::prim_indices`] gives the triangle ids of the same
+    /// slots.
     #[must_use]
-    pub fn leaf_indices(&self) -> &[[u32; 3]] {
+    pub fn leaf_vertex_indices(&self) -> &[[u32; 3]] {
         &self.indices
     }
 
@@ -246,7 +249,7 @@ impl Mesh {
     /// leaf-order positions, mapped to triangles by [`Mesh::prim_indices`] and
     /// [`Mesh::leaf_triangles`].
     #[must_use]
-    pub fn wide_bvh(&self) -> &MeshTree {
+    pub fn tree(&self) -> &MeshTree {
         &self.wide
     }
 

@@ -4,10 +4,12 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{prefetch_line, BlockHits, RayVisitor, SimdPath, StreamRay, TrianglesRay};
+use raypick_bvh::wide::{RayTraversal, RayVisitor, StreamRay};
+use raypick_bvh::BoxRay;
+use raypick_primitives::simd::prefetch_line;
 
-use super::kernel::{unit_normal, RawHit, RayKernel};
 use super::leaf_tris::{Slot, GROUP};
+use super::triangle_kernel::{unit_normal, LaneHits, RawHit, TriangleRay};
 use super::{with_tree, Mesh};
 
 /// The interval and face culling of a ray query.
@@ -105,7 +107,7 @@ impl Mesh {
     /// ```
     #[must_use]
     pub fn closest_hit(&self, ray: &Ray, query: &RayQuery) -> Option<Hit> {
-        let k = RayKernel::new(ray);
+        let k = TriangleRay::new(ray);
         if !k.valid() {
             return None;
         }
@@ -117,7 +119,7 @@ impl Mesh {
     /// The same edge cases as [`Mesh::closest_hit`]; allocates nothing.
     #[must_use]
     pub fn any_hit(&self, ray: &Ray, query: &RayQuery) -> bool {
-        let k = RayKernel::new(ray);
+        let k = TriangleRay::new(ray);
         if !k.valid() {
             return false;
         }
@@ -152,7 +154,7 @@ impl Mesh {
     /// allocation-free once it has grown to the largest hit count.
     pub fn all_hits_into(&self, ray: &Ray, query: &RayQuery, out: &mut Vec<Hit>) {
         out.clear();
-        let k = RayKernel::new(ray);
+        let k = TriangleRay::new(ray);
         if !k.valid() {
             return;
         }
@@ -214,14 +216,14 @@ trait LeafSink {
 #[inline(always)]
 fn leaf_hits<S: LeafSink>(
     mesh: &Mesh,
-    k: &RayKernel,
+    k: &TriangleRay,
     range: std::ops::Range<usize>,
     t_min: Real,
     cull: Cull,
-    lanes: &mut BlockHits<8>,
+    lanes: &mut LaneHits,
     sink: &mut S,
 ) -> ControlFlow<()> {
-    if k.tr.path() == SimdPath::Scalar {
+    if k.is_scalar() {
         return scalar_leaf_hits(mesh, k, range, t_min, cull, sink);
     }
     // Groups of up to 8 from the leaf's start, as `leaf_tris::groups` cuts them; written out
@@ -229,7 +231,7 @@ fn leaf_hits<S: LeafSink>(
     let mut start = range.start;
     while start < range.end {
         let n = (range.end - start).min(GROUP);
-        let m = k.tr.test_rows(
+        let m = k.test_rows(
             mesh.tris.group_rows(start),
             n,
             t_min,
@@ -258,7 +260,7 @@ fn leaf_hits<S: LeafSink>(
 #[inline(never)]
 fn scalar_leaf_hits<S: LeafSink>(
     mesh: &Mesh,
-    k: &RayKernel,
+    k: &TriangleRay,
     range: std::ops::Range<usize>,
     t_min: Real,
     cull: Cull,
@@ -278,7 +280,7 @@ fn scalar_leaf_hits<S: LeafSink>(
 #[allow(clippy::too_many_arguments)]
 fn undecided_hits<S: LeafSink>(
     mesh: &Mesh,
-    k: &RayKernel,
+    k: &TriangleRay,
     start: usize,
     n: usize,
     mut undecided: u32,
@@ -298,7 +300,7 @@ fn undecided_hits<S: LeafSink>(
 #[inline(always)]
 fn scalar_hit<S: LeafSink>(
     mesh: &Mesh,
-    k: &RayKernel,
+    k: &TriangleRay,
     slot: Slot,
     t_min: Real,
     cull: Cull,
@@ -310,10 +312,27 @@ fn scalar_hit<S: LeafSink>(
     }
 }
 
+/// The traversal of a query with `k`: nearest child first (closest hit) or in slot order
+/// (any hit), on `k`'s SIMD path, which is not detected again.
+#[inline(always)]
+fn traversal(k: &TriangleRay, ordered: bool) -> RayTraversal {
+    #[cfg(target_arch = "x86_64")]
+    return RayTraversal::on_cpu(k.cpu(), ordered);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = k;
+        if ordered {
+            RayTraversal::nearest_first()
+        } else {
+            RayTraversal::unordered()
+        }
+    }
+}
+
 /// The closest hit as (kernel hit, its slot); ties at equal `t` go to the lowest original
 /// index.
 #[inline(always)]
-fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Slot)> {
+fn closest_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let c = Closest::new(mesh, query.t_max);
     let mut v = Leaves {
@@ -321,26 +340,26 @@ fn closest_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> Option<(RawHit, Sl
         k,
         t_min,
         cull,
-        lanes: BlockHits::default(),
+        lanes: LaneHits::default(),
         sink: c,
     };
-    with_tree!(&mesh.wide, t => t.traverse_prepared(true, &k.tr, query.t_min, query.t_max, &mut v));
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, true), &k.boxes, query.t_min, query.t_max, &mut v));
     v.sink.best
 }
 
 /// The traversal's leaf visitor for a closest- or any-hit query: runs [`leaf_hits`] into
 /// `sink`, and starts loading the triangles of leaves pushed for later while the nearer ones
 /// are tested. Its methods are compiled into the traversal loop.
-struct Leaves<'a, S, KR = &'a RayKernel> {
+struct Leaves<'a, S, KR = &'a TriangleRay> {
     mesh: &'a Mesh,
     k: KR,
     t_min: Real,
     cull: Cull,
-    lanes: BlockHits<8>,
+    lanes: LaneHits,
     sink: S,
 }
 
-impl<S: LeafSink, KR: std::borrow::Borrow<RayKernel>> RayVisitor for Leaves<'_, S, KR> {
+impl<S: LeafSink, KR: std::borrow::Borrow<TriangleRay>> RayVisitor for Leaves<'_, S, KR> {
     #[inline(always)]
     fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
         self.sink.prefetch(self.mesh, range.start);
@@ -448,7 +467,7 @@ impl LeafSink for AnyHit {
 }
 
 #[inline(always)]
-fn any_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> bool {
+fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
     let a = AnyHit {
         t_max: query.t_max,
@@ -459,15 +478,15 @@ fn any_k(mesh: &Mesh, k: &RayKernel, query: &RayQuery) -> bool {
         k,
         t_min,
         cull,
-        lanes: BlockHits::default(),
+        lanes: LaneHits::default(),
         sink: a,
     };
-    with_tree!(&mesh.wide, t => t.traverse_prepared(false, &k.tr, t_min, query.t_max, &mut v));
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, t_min, query.t_max, &mut v));
     v.sink.found
 }
 
 #[inline(always)]
-fn all_k(mesh: &Mesh, ray: &Ray, k: &RayKernel, query: &RayQuery, out: &mut Vec<Hit>) {
+fn all_k(mesh: &Mesh, ray: &Ray, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
     with_tree!(&mesh.wide, t => t.traverse_ray(ray, t_min, t_max, |range, _| {
         for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
@@ -484,7 +503,7 @@ fn all_k(mesh: &Mesh, ray: &Ray, k: &RayKernel, query: &RayQuery, out: &mut Vec<
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
 /// any hit never merge crossings) and is left empty.
 #[inline(always)]
-fn lane_hit(lanes: &BlockHits<8>, front: u32, i: usize) -> RawHit {
+fn lane_hit(lanes: &LaneHits, front: u32, i: usize) -> RawHit {
     RawHit {
         t: lanes.t[i],
         u: lanes.u[i],
@@ -502,7 +521,7 @@ fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
 /// A ray of a batch traversed as a stream (`WideBvh::traverse_stream`): its own kernel and
 /// query state, and its place in the batch.
 struct Streamed<'a, S> {
-    v: Leaves<'a, S, RayKernel>,
+    v: Leaves<'a, S, TriangleRay>,
     index: usize,
 }
 
@@ -520,8 +539,8 @@ impl<S: LeafSink> RayVisitor for Streamed<'_, S> {
 
 impl<S: LeafSink> StreamRay for Streamed<'_, S> {
     #[inline(always)]
-    fn ray(&self) -> &TrianglesRay {
-        &self.v.k.tr
+    fn ray(&self) -> &BoxRay {
+        &self.v.k.boxes
     }
 }
 
@@ -540,17 +559,20 @@ impl Mesh {
         let mut next = rays.iter().enumerate().map(|(index, ray)| Streamed {
             v: Leaves {
                 mesh: self,
-                k: RayKernel::new(ray),
+                k: TriangleRay::new(ray),
                 t_min: query.t_min,
                 cull: query.cull,
-                lanes: BlockHits::default(),
+                lanes: LaneHits::default(),
                 sink: sink(),
             },
             index,
         });
         with_tree!(&self.wide, t => t.traverse_stream(
-            SimdPath::best(),
-            ordered,
+            if ordered {
+                RayTraversal::nearest_first()
+            } else {
+                RayTraversal::unordered()
+            },
             query.t_min,
             query.t_max,
             || next.next(),

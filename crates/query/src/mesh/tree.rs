@@ -24,9 +24,8 @@ pub enum NodeLayout {
 
 impl NodeLayout {
     /// The plain node bytes from which [`NodeLayout::Auto`] goes compact: 4 MiB, about
-    /// 300,000 triangles. Measured on this project's workloads: compact nodes were 6% slower
-    /// on the bunny (3,674 triangles, all in a 1 MiB L2), 1-3% slower on 100,000 random
-    /// triangles, and 1-17% faster on the 1M-triangle meshes (BENCHMARKS.md).
+    /// 300,000 triangles, where the compact nodes' fewer cache misses start to outweigh their
+    /// extra instructions (measured on the benchmark workloads: `docs/performance.md`).
     pub const COMPACT_FROM_BYTES: usize = 4 << 20;
 }
 

@@ -53,6 +53,49 @@ pub struct SelectOptions<'a> {
     pub query: SceneQuery<'a>,
 }
 
+impl<'a> SelectOptions<'a> {
+    /// The defaults: whole objects inside the rectangle, no triangles, no visibility test,
+    /// the default [`SceneQuery`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// These options with selection mode `mode`.
+    #[must_use]
+    pub fn with_mode(self, mode: SelectMode) -> Self {
+        Self { mode, ..self }
+    }
+
+    /// These options listing the selected triangles of mesh instances too.
+    #[must_use]
+    pub fn with_triangles(self, triangles: bool) -> Self {
+        Self { triangles, ..self }
+    }
+
+    /// These options keeping only what the default [`VisibleSampling`] sees.
+    #[must_use]
+    pub fn visible_only(self) -> Self {
+        self.with_visible_sampling(VisibleSampling::default())
+    }
+
+    /// These options keeping only what the sampling `sampling` sees.
+    #[must_use]
+    pub fn with_visible_sampling(self, sampling: VisibleSampling) -> Self {
+        Self {
+            visible_only: Some(sampling),
+            ..self
+        }
+    }
+
+    /// These options with `query`'s mask and filter (and interval and culling for the
+    /// visibility rays).
+    #[must_use]
+    pub fn with_query(self, query: SceneQuery<'a>) -> Self {
+        Self { query, ..self }
+    }
+}
+
 /// A selected object and, on request, its selected triangles.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selected {

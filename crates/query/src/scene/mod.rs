@@ -56,16 +56,19 @@ mod transform;
 use std::sync::Arc;
 
 use nalgebra::{Isometry3, Matrix4};
-use parry3d::shape::SharedShape;
+/// The parry3d shape type that [`Scene::add_shape`] takes, re-exported so that callers need not
+/// depend on parry3d themselves.
+pub use parry3d::shape::SharedShape;
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{Mesh, MeshError};
 use transform::{is_finite_box, InstanceTransform};
 
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
-pub use pick::{Pick, PickOptions, SnapEdge, SnapVertex};
+pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
 
 /// A mesh added to a [`Scene`], shared by its instances.
@@ -156,7 +159,7 @@ impl MeshSource {
         let slots = mesh.prim_indices();
         for ((&orig, tri), corners) in slots
             .iter()
-            .zip(mesh.leaf_indices())
+            .zip(mesh.leaf_vertex_indices())
             .zip(mesh.leaf_triangles())
         {
             triangles[orig as usize] = *tri;
@@ -222,6 +225,18 @@ pub struct Scene {
     top_boxes: Vec<Aabb>,
     structure_dirty: bool,
     moved_dirty: bool,
+    /// Set once a query met the stale state and warned (reset by [`Scene::update`]).
+    warned_stale: WarnedOnce,
+}
+
+/// A flag for a warning given once; a clone starts unset.
+#[derive(Default)]
+struct WarnedOnce(AtomicBool);
+
+impl Clone for WarnedOnce {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl std::fmt::Debug for Scene {
@@ -527,7 +542,8 @@ impl Scene {
     }
 
     /// True when edits since the last [`Scene::update`] are not in the top-level tree yet
-    /// (queries are then correct but test every object).
+    /// (queries are then correct but test every object, and the first one logs a `tracing`
+    /// warning).
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.structure_dirty || self.moved_dirty
@@ -536,6 +552,7 @@ impl Scene {
     /// Brings the top-level tree up to date: a rebuild after objects were added or removed,
     /// otherwise a refit after moves (O(objects), no allocation), otherwise nothing.
     pub fn update(&mut self) {
+        *self.warned_stale.0.get_mut() = false;
         if self.structure_dirty {
             self.rebuild();
         } else if self.moved_dirty {
@@ -615,11 +632,26 @@ impl Scene {
                 }
             }
         } else {
+            self.warn_stale();
             for (i, s) in self.slots.iter().enumerate() {
                 if s.object.is_some() && f(i as u32).is_break() {
                     return;
                 }
             }
+        }
+    }
+
+    /// The first query on a stale scene says so (a `tracing` warning, once until the next
+    /// [`Scene::update`]): its answers are right, but every object is tested.
+    #[cold]
+    #[inline(never)]
+    fn warn_stale(&self) {
+        if !self.warned_stale.0.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                objects = self.live,
+                "raypick: a Scene was queried with edits not in its tree; call Scene::update() \
+                 after editing (until then every query tests every object)"
+            );
         }
     }
 

@@ -214,7 +214,7 @@ fn nearest_general(
 ) {
     let t = &obj.transform;
     let prims = mesh.prim_indices();
-    mesh.wide_bvh().traverse_best_first(
+    mesh.tree().traverse_best_first(
         best.bound(),
         |b| box_distance(p, &t.box_to_world(b)),
         |range, bound| {

@@ -26,12 +26,26 @@ pub struct PickOptions<'a> {
 }
 
 impl<'a> PickOptions<'a> {
-    /// Picking with snapping to vertices and edges within `radius_px` screen pixels.
+    /// The defaults: no snapping, the default [`SceneQuery`].
     #[must_use]
-    pub fn snap_radius(radius_px: Real) -> Self {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// These options with snapping to vertices and edges within `radius_px` screen pixels
+    /// (a radius that is not positive and finite turns snapping off).
+    ///
+    /// ```
+    /// use raypick_query::scene::PickOptions;
+    ///
+    /// let snapping = PickOptions::new().with_snap_radius(8.0);
+    /// assert_eq!(snapping.snap_radius, Some(8.0));
+    /// ```
+    #[must_use]
+    pub fn with_snap_radius(self, radius_px: Real) -> Self {
         Self {
             snap_radius: Some(radius_px),
-            ..Self::default()
+            ..self
         }
     }
 
@@ -49,6 +63,31 @@ impl<'a> PickOptions<'a> {
             ..self
         }
     }
+}
+
+/// Why [`Scene::pick`] could not look: the input, not the scene (a pick that finds nothing
+/// is `Ok(None)`).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum PickError {
+    /// The viewport's size is not positive and finite, or its corner is not finite.
+    #[error("invalid viewport (its size must be positive and finite)")]
+    InvalidViewport,
+    /// The cursor position is not finite or lies outside the viewport.
+    #[error("cursor ({x}, {y}) is outside the viewport")]
+    CursorOutside {
+        /// The cursor's x, in window pixels.
+        x: Real,
+        /// The cursor's y, in window pixels.
+        y: Real,
+    },
+    /// The camera cannot make a ray through the cursor (a degenerate projection).
+    #[error("the camera cannot make a ray through ({x}, {y})")]
+    NoRay {
+        /// The cursor's x, in window pixels.
+        x: Real,
+        /// The cursor's y, in window pixels.
+        y: Real,
+    },
 }
 
 /// A mesh vertex chosen by snapping.
@@ -185,9 +224,13 @@ impl Scene {
     /// [`PickOptions::snap_occluded`] is set, a candidate hidden behind another surface is
     /// skipped. Snapping works without a hit (the cursor beside a silhouette).
     ///
-    /// Returns `None` for an invalid cursor position or viewport, or when there is neither
-    /// a hit nor a snap.
-    #[must_use]
+    /// Returns `Ok(None)` when there is neither a hit nor a snap, and an error for input
+    /// that cannot be picked at all: an invalid viewport, a cursor that is not finite or
+    /// lies outside the viewport (edges included), or a camera that cannot make the ray
+    /// ([`PickError`]).
+    ///
+    /// # Errors
+    /// [`PickError`], naming the bad input.
     pub fn pick(
         &self,
         camera: &Camera,
@@ -195,8 +238,20 @@ impl Scene {
         x: Real,
         y: Real,
         options: &PickOptions<'_>,
-    ) -> Option<Pick> {
-        let ray = camera.ray_from_pixel(x, y, viewport)?;
+    ) -> Result<Option<Pick>, PickError> {
+        if !viewport.is_valid() {
+            return Err(PickError::InvalidViewport);
+        }
+        let inside = x >= viewport.x
+            && x <= viewport.x + viewport.width
+            && y >= viewport.y
+            && y <= viewport.y + viewport.height;
+        if !inside {
+            return Err(PickError::CursorOutside { x, y });
+        }
+        let ray = camera
+            .ray_from_pixel(x, y, viewport)
+            .ok_or(PickError::NoRay { x, y })?;
         let hit = self.closest_hit(&ray, &options.query);
         let mut pick = Pick {
             ray,
@@ -207,7 +262,7 @@ impl Scene {
         if let Some(r) = options.snap_radius.filter(|r| *r > 0.0 && r.is_finite()) {
             self.snap(camera, viewport, x, y, r, options, &mut pick);
         }
-        (pick.hit.is_some() || pick.vertex.is_some() || pick.edge.is_some()).then_some(pick)
+        Ok((pick.hit.is_some() || pick.vertex.is_some() || pick.edge.is_some()).then_some(pick))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -247,7 +302,7 @@ impl Scene {
                 frustum_aabb(&local, b).may_intersect()
                     && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
             };
-            mesh.wide_bvh().traverse_with(near_cursor, |range| {
+            mesh.tree().traverse_with(near_cursor, |range| {
                 for pos in range {
                     let tri = prims[pos];
                     let idx = src.triangles[tri as usize];

@@ -44,6 +44,13 @@ impl Default for SceneQuery<'_> {
     }
 }
 
+impl From<RayQuery> for SceneQuery<'_> {
+    /// The scene query with `q`'s interval and culling, every layer, no filter.
+    fn from(q: RayQuery) -> Self {
+        SceneQuery::new(q.t_min, q.t_max).with_cull(q.cull)
+    }
+}
+
 impl std::fmt::Debug for SceneQuery<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SceneQuery")
@@ -71,6 +78,18 @@ impl<'a> SceneQuery<'a> {
     #[must_use]
     pub fn with_cull(self, cull: Cull) -> Self {
         Self { cull, ..self }
+    }
+
+    /// The part a mesh query takes: interval and culling (mask and filter select objects,
+    /// which a mesh has not). The one place a scene query becomes a mesh query.
+    #[must_use]
+    #[inline]
+    pub fn ray_query(&self) -> RayQuery {
+        RayQuery {
+            t_min: self.t_min,
+            t_max: self.t_max,
+            cull: self.cull,
+        }
     }
 
     /// This query with layer mask `mask`.
@@ -329,14 +348,7 @@ impl Scene {
     fn object_any_hit(&self, obj: &Object, ray: &Ray, query: &SceneQuery<'_>) -> bool {
         let local = obj.transform.ray_to_object(ray);
         match &obj.geometry {
-            Geometry::Mesh { mesh, .. } => mesh.any_hit(
-                &local,
-                &RayQuery {
-                    t_min: query.t_min,
-                    t_max: query.t_max,
-                    cull: query.cull,
-                },
-            ),
+            Geometry::Mesh { mesh, .. } => mesh.any_hit(&local, &query.ray_query()),
             Geometry::Shape(s) => {
                 if query.cull == Cull::None {
                     shape::cast(s, &local, query.t_min, query.t_max).is_some()
@@ -374,11 +386,7 @@ impl Scene {
             return;
         }
         let mut tmp: Vec<Hit> = Vec::new();
-        let rq = RayQuery {
-            t_min: query.t_min,
-            t_max: query.t_max,
-            cull: query.cull,
-        };
+        let rq = query.ray_query();
         self.visit_ray(ray, query.t_min, query.t_max, |slot, _| {
             let id = self.id_of(slot);
             let Some(obj) = self.slot_object(slot) else {
@@ -418,10 +426,8 @@ impl Scene {
     /// triangles or more) hands the batch to that mesh, in the instance's frame, so that it
     /// gains as the mesh's own batch does. The query's filter is then asked once for the
     /// batch rather than once per ray, and two buffers are allocated per batch (the rays in
-    /// the instance's frame, the mesh's hits). Measured on one instance of a 1M-triangle
-    /// heightfield, one thread, 100,000 rays: 1.43-1.49x the single-ray loop on random rays,
-    /// 1.28-1.33x on camera rays (any hit 1.42-1.75x). Other scenes answer one ray at a
-    /// time, allocating nothing.
+    /// the instance's frame, the mesh's hits). Other scenes answer one ray at a time,
+    /// allocating nothing.
     ///
     /// # Errors
     /// [`SceneError::BatchLengthMismatch`] (touching nothing) when the lengths differ.
@@ -436,7 +442,7 @@ impl Scene {
             let local = sole.local_rays(self, rays, query);
             let mut hits = vec![None; rays.len()];
             sole.mesh
-                .closest_hit_batch(&local, &sole.query(query), &mut hits)
+                .closest_hit_batch(&local, &query.ray_query(), &mut hits)
                 .map_err(|_| unequal(rays.len()))?;
             crate::par::fill_from(&hits, out, |h| {
                 h.map(|h| self.mesh_hit(sole.id, sole.obj, sole.mesh_id, &h))
@@ -462,7 +468,7 @@ impl Scene {
         if let Some(sole) = self.sole_streamed_mesh(query) {
             let local = sole.local_rays(self, rays, query);
             sole.mesh
-                .any_hit_batch(&local, &sole.query(query), out)
+                .any_hit_batch(&local, &query.ray_query(), out)
                 .map_err(|_| unequal(rays.len()))?;
         } else {
             crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
@@ -502,15 +508,6 @@ impl Scene {
 }
 
 impl SoleMesh<'_> {
-    /// The mesh query of the single-ray path ([`Scene::hit_object`] with nothing hit yet).
-    fn query(&self, query: &SceneQuery<'_>) -> RayQuery {
-        RayQuery {
-            t_min: query.t_min,
-            t_max: query.t_max,
-            cull: query.cull,
-        }
-    }
-
     /// Each ray in the instance's frame where the single-ray query would test the mesh
     /// with it (a valid ray and interval, through the top-level tree's box test), and a
     /// zero-direction ray, which finds nothing, where it would not.

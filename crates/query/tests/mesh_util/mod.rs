@@ -1,24 +1,12 @@
 //! Shared test support for the mesh tests: deterministic meshes and rays, a float64
 //! brute-force oracle, and the run-size knobs.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::collections::HashMap;
 
 use raypick_primitives::{Aabb, Point3, Ray, Vector3};
 
-/// True when `RAYPICK_LONG=1`: run millions of rays instead of thousands.
-pub fn long() -> bool {
-    std::env::var("RAYPICK_LONG").is_ok_and(|v| v == "1")
-}
-
-/// `ci` normally, `long_n` with `RAYPICK_LONG=1`.
-pub fn scale(ci: usize, long_n: usize) -> usize {
-    if long() {
-        long_n
-    } else {
-        ci
-    }
-}
+pub use raypick_test_support::{long, scale, Rng};
 
 /// The build preset the tests' meshes use: `RAYPICK_TEST_PRESET` (`fast`, `balanced` or
 /// `high_quality`; default `balanced`), set by [`rerun_on_every_preset`].
@@ -28,56 +16,6 @@ pub fn preset() -> raypick_bvh::BuildConfig {
         Ok("high_quality") => raypick_bvh::BuildConfig::high_quality(),
         Ok("balanced") | Err(_) => raypick_bvh::BuildConfig::balanced(),
         Ok(other) => panic!("RAYPICK_TEST_PRESET={other}: not a preset"),
-    }
-}
-
-/// SplitMix64: small, seeded, good enough for test inputs.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn f32(&mut self) -> f32 {
-        self.f64() as f32
-    }
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f32()
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    pub fn point_in(&mut self, b: &Aabb) -> Point3<f32> {
-        Point3::new(
-            self.range(b.min.x, b.max.x),
-            self.range(b.min.y, b.max.y),
-            self.range(b.min.z, b.max.z),
-        )
-    }
-    /// Uniform on the unit sphere.
-    pub fn unit(&mut self) -> Vector3<f32> {
-        loop {
-            let v = Vector3::new(
-                self.range(-1.0, 1.0),
-                self.range(-1.0, 1.0),
-                self.range(-1.0, 1.0),
-            );
-            let n = v.norm();
-            if n > 0.1 && n <= 1.0 {
-                return v / n;
-            }
-        }
     }
 }
 
@@ -528,76 +466,9 @@ pub fn inner_rays(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
         .collect()
 }
 
-// ---- f64 oracle ----
-
-pub type V64 = [f64; 3];
-
-pub fn v64(p: &Point3<f32>) -> V64 {
-    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
-}
-pub fn d64(v: &Vector3<f32>) -> V64 {
-    [f64::from(v.x), f64::from(v.y), f64::from(v.z)]
-}
-pub fn sub(a: V64, b: V64) -> V64 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-pub fn add(a: V64, b: V64) -> V64 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-pub fn scale3(a: V64, s: f64) -> V64 {
-    [a[0] * s, a[1] * s, a[2] * s]
-}
-pub fn dot(a: V64, b: V64) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-pub fn cross(a: V64, b: V64) -> V64 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-pub fn norm(a: V64) -> f64 {
-    dot(a, a).sqrt()
-}
-
-/// A float64 ray/triangle result, inside or not.
-#[derive(Clone, Copy, Debug)]
-pub struct OracleHit {
-    pub t: f64,
-    /// Smallest barycentric weight: >= 0 inside, its size says how close to an edge.
-    pub margin: f64,
-    /// |cos| of the angle between ray and triangle plane normal (small = grazing).
-    pub cos: f64,
-    /// Ray direction against the normal.
-    pub front: bool,
-}
-
-/// Möller–Trumbore in f64, without the inside test (the caller reads `margin`).
-pub fn ray_tri_f64(ray: &Ray, tri: &[Point3<f32>; 3]) -> Option<OracleHit> {
-    let (o, d) = (v64(&ray.origin), d64(&ray.dir));
-    let (a, b, c) = (v64(&tri[0]), v64(&tri[1]), v64(&tri[2]));
-    let (e1, e2) = (sub(b, a), sub(c, a));
-    let n = cross(e1, e2);
-    let p = cross(d, e2);
-    let det = dot(e1, p);
-    if det == 0.0 || norm(n) == 0.0 {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let s = sub(o, a);
-    let u = dot(s, p) * inv;
-    let q = cross(s, e1);
-    let v = dot(d, q) * inv;
-    let t = dot(e2, q) * inv;
-    let w = 1.0 - u - v;
-    Some(OracleHit {
-        t,
-        margin: u.min(v).min(w),
-        cos: (dot(n, d) / (norm(n) * norm(d))).abs(),
-        front: dot(n, d) < 0.0,
-    })
-}
+pub use raypick_test_support::{
+    add, cross, d64, dot, norm, ray_tri_f64, scale3, sub, v64, OracleHit, V64,
+};
 
 /// Relative size of the "tiny band" around edges within which oracle and mesh may disagree.
 pub const BAND: f64 = 1e-4;
@@ -659,88 +530,6 @@ pub fn oracle_all(m: &TestMesh, ray: &Ray, t_min: f32, t_max: f32) -> (Vec<(f64,
     (hits, ambiguous)
 }
 
-/// Relative difference, guarded near 0.
-pub fn rel(a: f64, b: f64) -> f64 {
-    (a - b).abs() / a.abs().max(b.abs()).max(1e-6)
-}
-
-/// Closest point on a triangle in f64 by an independent method: the plane projection if
-/// inside, else the closest of the three edges. Returns the squared distance.
-pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
-    let p = v64(p);
-    let [a, b, c] = tri.map(|x| v64(&x));
-    let seg = |a: V64, b: V64| {
-        let ab = sub(b, a);
-        let l = dot(ab, ab);
-        let s = if l > 0.0 {
-            (dot(sub(p, a), ab) / l).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let q = sub(add(a, scale3(ab, s)), p);
-        dot(q, q)
-    };
-    let mut best = seg(a, b).min(seg(b, c)).min(seg(c, a));
-    let n = cross(sub(b, a), sub(c, a));
-    let nn = dot(n, n);
-    if nn > 0.0 {
-        let dist = dot(sub(p, a), n) / nn;
-        let q = sub(p, scale3(n, dist));
-        // Inside test by the signs of the sub-triangle normals.
-        let inside = [(a, b), (b, c), (c, a)]
-            .iter()
-            .all(|&(x, y)| dot(cross(sub(y, x), sub(q, x)), n) >= 0.0);
-        if inside {
-            let d = sub(q, p);
-            best = best.min(dot(d, d));
-        }
-    }
-    best
-}
-
-/// Reruns this test binary's tests matching `filter` (all but the caller, `caller`) in child
-/// processes capped at SSE and at the scalar path (`RAYPICK_SIMD`; the path is chosen once
-/// per process), and checks that `expected` tests passed in each. Returns at once in a child.
-pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
-    rerun_with("RAYPICK_SIMD", &["sse", "scalar"], filter, caller, expected);
-}
-
-/// Reruns this test binary's tests matching `filter` (all but `caller`) in child processes
-/// whose meshes are built with the `fast` and the `high_quality` presets ([`preset`]), and
-/// checks that `expected` tests passed in each. Returns at once in a child.
-pub fn rerun_on_every_preset(filter: &str, caller: &str, expected: usize) {
-    rerun_with(
-        "RAYPICK_TEST_PRESET",
-        &["fast", "high_quality"],
-        filter,
-        caller,
-        expected,
-    );
-}
-
-fn rerun_with(var: &str, values: &[&str], filter: &str, caller: &str, expected: usize) {
-    let child = ["RAYPICK_SIMD", "RAYPICK_TEST_PRESET"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some());
-    if child {
-        return; // a child: the filtered tests run on their own
-    }
-    for &path in values {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([filter, "--skip", caller, "--test-threads", "2"])
-            .env(var, path)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{var}={path}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // The filter matched the tests, not nothing.
-        assert!(
-            stdout.contains(&format!("test result: ok. {expected} passed")),
-            "{var}={path}: {stdout}"
-        );
-    }
-}
+pub use raypick_test_support::{
+    point_tri_dist2_f64, rel, rerun_on_every_preset, rerun_on_every_simd_path,
+};

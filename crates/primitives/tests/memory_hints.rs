@@ -1,7 +1,7 @@
-//! `wide::prefetch` and `wide::huge_page_vec` are hints: they must change nothing a program
+//! `simd::prefetch` and `simd::huge_page_vec` are hints: they must change nothing a program
 //! can observe, on small and large arrays alike.
 
-use raypick_bvh::wide::{huge_page_vec, prefetch};
+use raypick_primitives::simd::{huge_page_vec, prefetch};
 
 #[test]
 fn huge_page_vec_is_an_ordinary_vector() {
