@@ -1,0 +1,324 @@
+//! `raypick.Scene`: meshes instanced under 4x4 transforms.
+
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard};
+
+use numpy::PyReadonlyArrayDyn;
+use numpy::PyUntypedArrayMethods;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use raypick::io::Matrix4;
+use raypick::primitives::{Point3, Ray};
+use raypick::query::scene::{InstanceId, MeshId};
+use raypick::query::{Scene, SceneHit, SceneQuery};
+
+use crate::mesh::PyMesh;
+use crate::queries::{self, Near, Opts, Rec, Target, INVALID};
+use crate::RaypickError;
+
+/// A scene's objects and the ids Python sees for them.
+pub(crate) struct Inner {
+    pub scene: Scene,
+    pub meshes: Vec<MeshId>,
+    /// Live instances by the id reported in hits (`InstanceId::index`).
+    pub instances: HashMap<u32, InstanceId>,
+}
+
+/// Meshes and their instances under 4x4 transforms, with a top-level BVH.
+///
+/// Queries run under a read lock; edits need the scene to be free, and raise while a
+/// query on another thread is running.
+#[pyclass(name = "Scene", module = "raypick._raypick", frozen)]
+pub struct PyScene {
+    pub(crate) inner: RwLock<Inner>,
+}
+
+fn scene_query(o: &Opts) -> SceneQuery<'static> {
+    SceneQuery::new(o.t_min, o.t_max)
+        .with_cull(o.cull)
+        .with_mask(o.mask)
+}
+
+fn rec(h: &SceneHit) -> Rec {
+    let (u, v) = h.barycentrics().unwrap_or((0.0, 0.0));
+    Rec {
+        t: h.t,
+        instance: h.instance.index(),
+        triangle: h.triangle().unwrap_or(INVALID),
+        uv: [u, v],
+        point: h.point.into(),
+        normal: (*h.normal).into(),
+        front_face: h.front_face,
+    }
+}
+
+impl Target for Scene {
+    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Rec>>, String> {
+        let mut out = vec![None; rays.len()];
+        self.closest_hit_batch(rays, &scene_query(o), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out.iter().map(|h| h.as_ref().map(rec)).collect())
+    }
+
+    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {
+        let mut out = vec![false; rays.len()];
+        self.any_hit_batch(rays, &scene_query(o), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>) {
+        out.clear();
+        out.extend(self.all_hits(ray, &scene_query(o)).iter().map(rec));
+    }
+
+    fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
+        let mut out = vec![None; p.len()];
+        self.nearest_point_batch(p, max_distance, &SceneQuery::default(), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out
+            .iter()
+            .map(|n| {
+                n.as_ref().map(|n| {
+                    let (triangle, uv) = match n.geometry {
+                        raypick::query::scene::HitGeometry::Triangle { triangle, u, v, .. } => {
+                            (triangle, [u, v])
+                        }
+                        raypick::query::scene::HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
+                    };
+                    Near {
+                        instance: n.instance.index(),
+                        triangle,
+                        uv,
+                        point: n.point.into(),
+                        distance: n.distance,
+                    }
+                })
+            })
+            .collect())
+    }
+}
+
+fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f32>> {
+    let Some(t) = t else {
+        return Ok(Matrix4::identity());
+    };
+    if t.shape() != [4, 4] {
+        return Err(RaypickError::new_err(format!(
+            "transform must have shape (4, 4), got {:?}",
+            t.shape()
+        )));
+    }
+    let a = t.as_array();
+    Ok(Matrix4::from_fn(|r, c| a[[r, c]] as f32))
+}
+
+impl PyScene {
+    pub(crate) fn from_inner(inner: Inner) -> Self {
+        Self {
+            inner: RwLock::new(inner),
+        }
+    }
+
+    /// The scene for a query, its top-level tree brought up to date when nothing else
+    /// holds it.
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        if let Ok(mut w) = self.inner.try_write() {
+            w.scene.update();
+        }
+        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn edit<T>(&self, f: impl FnOnce(&mut Inner) -> PyResult<T>) -> PyResult<T> {
+        let mut w = self.inner.try_write().map_err(|_| {
+            RaypickError::new_err("the scene is being queried on another thread; edit it after")
+        })?;
+        f(&mut w)
+    }
+}
+
+#[pymethods]
+impl PyScene {
+    /// An empty scene.
+    #[new]
+    fn new() -> Self {
+        Self::from_inner(Inner {
+            scene: Scene::new(),
+            meshes: Vec::new(),
+            instances: HashMap::new(),
+        })
+    }
+
+    /// Adds a mesh (shared, not copied) and returns its mesh id.
+    fn add_mesh(&self, mesh: &PyMesh) -> PyResult<u32> {
+        self.edit(|s| {
+            let id = s.scene.add_shared_mesh(mesh.mesh.clone());
+            s.meshes.push(id);
+            Ok(id.index())
+        })
+    }
+
+    /// Adds an instance of mesh `mesh_id` under the 4x4 object-to-world `transform`
+    /// (identity when omitted) and returns its instance id.
+    #[pyo3(signature = (mesh_id, transform=None))]
+    fn add_instance(
+        &self,
+        mesh_id: u32,
+        transform: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<u32> {
+        let m = matrix(transform)?;
+        self.edit(|s| {
+            let mesh = *s.meshes.get(mesh_id as usize).ok_or_else(|| {
+                RaypickError::new_err(format!(
+                    "mesh {mesh_id} does not exist ({} meshes)",
+                    s.meshes.len()
+                ))
+            })?;
+            let id = s
+                .scene
+                .add_instance(mesh, &m)
+                .map_err(|e| RaypickError::new_err(e.to_string()))?;
+            s.instances.insert(id.index(), id);
+            Ok(id.index())
+        })
+    }
+
+    /// Moves instance `instance` to a new 4x4 transform.
+    fn set_transform(&self, instance: u32, transform: PyReadonlyArrayDyn<'_, f64>) -> PyResult<()> {
+        let m = matrix(Some(transform))?;
+        self.edit(|s| {
+            let id = *s
+                .instances
+                .get(&instance)
+                .ok_or_else(|| unknown(instance))?;
+            s.scene
+                .set_transform(id, &m)
+                .map_err(|e| RaypickError::new_err(e.to_string()))
+        })
+    }
+
+    /// Removes instance `instance` (its id may be reused by a later instance).
+    fn remove(&self, instance: u32) -> PyResult<()> {
+        self.edit(|s| {
+            let id = s
+                .instances
+                .remove(&instance)
+                .ok_or_else(|| unknown(instance))?;
+            s.scene
+                .remove(id)
+                .map_err(|e| RaypickError::new_err(e.to_string()))
+        })
+    }
+
+    /// The live instance ids, ascending.
+    fn instances(&self) -> Vec<u32> {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<u32> = g.instances.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The 4x4 transform of instance `instance`, row-major nested lists.
+    fn transform(&self, instance: u32) -> PyResult<Vec<Vec<f32>>> {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let id = *g
+            .instances
+            .get(&instance)
+            .ok_or_else(|| unknown(instance))?;
+        let m = g.scene.transform(id).ok_or_else(|| unknown(instance))?;
+        Ok((0..4)
+            .map(|r| (0..4).map(|c| m[(r, c)]).collect())
+            .collect())
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .scene
+            .len()
+    }
+
+    fn __repr__(&self) -> String {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        format!(
+            "Scene({} meshes, {} instances)",
+            g.meshes.len(),
+            g.scene.len()
+        )
+    }
+
+    /// Closest hits, one row per ray.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn closest_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let g = self.read();
+        queries::closest_hit(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// Whether each ray hits anything.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn any_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let g = self.read();
+        queries::any_hit(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn all_hits<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let g = self.read();
+        queries::all_hits(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// The nearest surface point to each point within `max_distance`.
+    #[pyo3(signature = (points, max_distance=f32::INFINITY, threads=None))]
+    fn nearest_point<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        max_distance: f32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.read();
+        queries::nearest_point(py, &g.scene, points, max_distance, threads)
+    }
+}
+
+fn unknown(instance: u32) -> PyErr {
+    RaypickError::new_err(format!("instance {instance} does not exist"))
+}
