@@ -2,7 +2,7 @@
 //!
 //! Every query takes numpy arrays, converts them once (float64 is rounded to the nearest
 //! float32 there), releases the GIL for the whole batch and runs on rayon's threads (see
-//! [`pool`]). The pure-Python package in `python/raypick` wraps these functions with shapes,
+//! `pool.rs`). The pure-Python package in `python/raypick` wraps these functions with shapes,
 //! result objects and the trimesh and open3d drop-ins.
 
 mod convert;
