@@ -187,8 +187,8 @@ class _Queries:
 
     _native: object
 
-    def _kw(self, t_min, t_max, cull, threads, mask=None):
-        kw = dict(t_min=float(t_min), t_max=float(t_max), cull=cull, threads=threads)
+    def _kw(self, t_min, t_max, cull, threads, strict=True, mask=None):
+        kw = dict(t_min=float(t_min), t_max=float(t_max), cull=cull, strict=bool(strict), threads=threads)
         if mask is not None:
             kw["mask"] = int(mask)
         return kw
@@ -200,7 +200,9 @@ class _Queries:
 
         Watertight: a ray through an edge or vertex shared by several triangles hits one of
         them; among hits at exactly the same ``t`` the lowest triangle index wins.
-        ``cull`` is ``"none"``, ``"back"`` or ``"front"``.
+        ``cull`` is ``"none"``, ``"back"`` or ``"front"``. A ray with a NaN or infinite
+        component or a zero direction raises :class:`RaypickError` naming it; with
+        ``strict=False`` it is a miss instead (every query takes ``strict``).
         """
         o, d, lead = _rays(origins, directions)
         r = self._native.closest_hit(o, d, **self._kw(t_min, t_max, cull, threads, **kw))
@@ -226,14 +228,15 @@ class _Queries:
         return AllHits(self._native.all_hits(o, d, **self._kw(t_min, t_max, cull, threads, **kw)), lead)
 
     def nearest_point(self, points: ArrayLike, max_distance: float = float("inf"), *,
-                      threads: Optional[int] = None) -> Nearest:
+                      strict: bool = True, threads: Optional[int] = None) -> Nearest:
         """The nearest surface point to each point within ``max_distance`` (inclusive).
 
         Exact: the minimum over all triangles of the point-triangle distance (computed in
         float64 from the float32 vertices, rounded to float32); ties go to the lowest index.
+        A NaN or infinite point raises, or with ``strict=False`` finds nothing.
         """
         p, lead = _points(points)
-        return Nearest(self._native.nearest_point(p, float(max_distance), threads=threads), lead)
+        return Nearest(self._native.nearest_point(p, float(max_distance), strict=bool(strict), threads=threads), lead)
 
 
 class Mesh(_Queries):

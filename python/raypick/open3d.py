@@ -59,6 +59,7 @@ class RaycastingScene:
 
     def __init__(self, nthreads: int = 0):
         self._scene = Scene()
+        self._meshes: List[Mesh] = []
         self._threads = _threads(nthreads)
         self._geometries: List[tuple] = []
 
@@ -89,24 +90,25 @@ class RaycastingScene:
             raise RaypickError(f"vertex_positions must be (n, 3), got {v.shape}")
         mesh = Mesh(v, f, threads=self._threads)
         gid = self._scene.add_instance(self._scene.add_mesh(mesh))
+        self._meshes.append(mesh)
         self._geometries.append((v.astype(np.float32, copy=False), f.astype(np.int64, copy=False)))
         return gid
 
     # -- rays ---------------------------------------------------------------------------
 
-    def _rays(self, rays):
+    @property
+    def _target(self):
+        """The one mesh when there is one (its hits report instance 0, the geometry id), else
+        the scene of all geometries."""
+        return self._meshes[0] if len(self._meshes) == 1 else self._scene
+
+    def _rays(self, rays) -> np.ndarray:
         r = _numpy(rays)
         if r.ndim == 0 or r.shape[-1] != 6:
             raise RaypickError(f"rays must have shape (..., 6), got {r.shape}")
         if r.dtype not in (np.float32, np.float64):
             r = r.astype(np.float32)
-        lead = r.shape[:-1]
-        flat = r.reshape(-1, 6)
-        d = flat[:, 3:]
-        ok = np.isfinite(flat).all(axis=1) & (d != 0).any(axis=1)
-        if ok.all():
-            return flat, lead, None
-        return flat[ok], lead, np.nonzero(ok)[0]
+        return r
 
     def _nt(self, nthreads):
         return _threads(nthreads) if int(nthreads) > 0 else self._threads
@@ -116,64 +118,35 @@ class RaycastingScene:
         ``geometry_ids`` and ``primitive_ids`` uint32 ``S``, ``primitive_uvs`` float32
         ``S + (2,)``, ``primitive_normals`` float32 ``S + (3,)`` (unit geometric normal),
         for rays of shape ``S + (6,)``."""
-        flat, lead, kept = self._rays(rays)
-        h = self._scene.closest_hit(flat, threads=self._nt(nthreads))
-        out = {
+        h = self._target.closest_hit(self._rays(rays), strict=False, threads=self._nt(nthreads))
+        return {
             "t_hit": h.t,
             "geometry_ids": h.instance,
             "primitive_ids": h.triangle,
             "primitive_uvs": h.uv,
             "primitive_normals": h.normal,
         }
-        if kept is not None:
-            n = int(np.prod(lead, dtype=np.int64))
-            full = {
-                "t_hit": np.full(n, np.inf, np.float32),
-                "geometry_ids": np.full(n, INVALID_ID, np.uint32),
-                "primitive_ids": np.full(n, INVALID_ID, np.uint32),
-                "primitive_uvs": np.zeros((n, 2), np.float32),
-                "primitive_normals": np.zeros((n, 3), np.float32),
-            }
-            for k, v in out.items():
-                full[k][kept] = v
-            out = full
-        return {k: v.reshape(lead + v.shape[1:]) for k, v in out.items()}
 
     def test_occlusions(self, rays, tnear: float = 0.0, tfar: float = float("inf"), nthreads: int = 0) -> np.ndarray:
         """Whether each ray hits anything with ``tnear <= t <= tfar``: bool ``S``."""
-        flat, lead, kept = self._rays(rays)
-        hit = self._scene.any_hit(flat, t_min=tnear, t_max=tfar, threads=self._nt(nthreads))
-        if kept is not None:
-            full = np.zeros(int(np.prod(lead, dtype=np.int64)), dtype=bool)
-            full[kept] = hit
-            hit = full
-        return hit.reshape(lead)
-
-    def _all(self, rays, nthreads):
-        flat, lead, kept = self._rays(rays)
-        a = self._scene.all_hits(flat, threads=self._nt(nthreads))
-        ray = a.ray if kept is None else kept[a.ray]
-        return a, ray.astype(np.int64), lead
+        return self._target.any_hit(self._rays(rays), t_min=tnear, t_max=tfar, strict=False, threads=self._nt(nthreads))
 
     def count_intersections(self, rays, nthreads: int = 0) -> np.ndarray:
         """The number of surface crossings of each ray: int32 ``S``."""
-        a, ray, lead = self._all(rays, nthreads)
-        n = int(np.prod(lead, dtype=np.int64))
-        return np.bincount(ray, minlength=n).astype(np.int32).reshape(lead)
+        a = self._target.all_hits(self._rays(rays), strict=False, threads=self._nt(nthreads))
+        return a.counts.astype(np.int32)
 
     def list_intersections(self, rays, nthreads: int = 0) -> Dict[str, np.ndarray]:
         """Every crossing of every ray, flat: ``ray_splits`` uint32 (n + 1,) (hits of ray
         ``i`` are ``ray_splits[i]:ray_splits[i + 1]``), ``ray_ids``, ``geometry_ids``,
         ``primitive_ids`` uint32 (h,), ``primitive_uvs`` float32 (h, 2), ``t_hit`` float32
         (h,); sorted by ray, then ``t``."""
-        a, ray, lead = self._all(rays, nthreads)
-        n = int(np.prod(lead, dtype=np.int64))
-        counts = np.bincount(ray, minlength=n)
-        splits = np.zeros(n + 1, dtype=np.uint32)
-        splits[1:] = np.cumsum(counts)
+        a = self._target.all_hits(self._rays(rays), strict=False, threads=self._nt(nthreads))
+        splits = np.zeros(a.counts.size + 1, dtype=np.uint32)
+        splits[1:] = np.cumsum(a.counts.ravel())
         return {
             "ray_splits": splits,
-            "ray_ids": ray.astype(np.uint32),
+            "ray_ids": a.ray.astype(np.uint32),
             "geometry_ids": a.instance,
             "primitive_ids": a.triangle,
             "primitive_uvs": a.uv,
@@ -196,7 +169,7 @@ class RaycastingScene:
         ``S + (2,)``, ``primitive_normals`` float32 ``S + (3,)`` (the triangle's unit
         normal)."""
         p = self._points(query_points)
-        n = self._scene.nearest_point(p, threads=self._nt(nthreads))
+        n = self._target.nearest_point(p, strict=False, threads=self._nt(nthreads))
         normals = np.zeros(n.point.shape, dtype=np.float32)
         for g, (v, f) in enumerate(self._geometries):
             sel = n.instance == g
@@ -218,17 +191,17 @@ class RaycastingScene:
     def compute_distance(self, query_points, nthreads: int = 0) -> np.ndarray:
         """The distance from each query point to the surface: float32 ``S``."""
         p = self._points(query_points)
-        return self._scene.nearest_point(p, threads=self._nt(nthreads)).distance
+        return self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
 
     def _inside(self, p: np.ndarray, nthreads) -> np.ndarray:
-        a = self._scene.all_hits(p, np.broadcast_to(_INSIDE_DIRECTION, p.shape), threads=self._nt(nthreads))
+        a = self._target.all_hits(p, np.broadcast_to(_INSIDE_DIRECTION, p.shape), strict=False, threads=self._nt(nthreads))
         return (a.counts % 2) == 1
 
     def compute_signed_distance(self, query_points, nthreads: int = 0, nsamples: int = 1) -> np.ndarray:
         """The distance to the surface, negative inside (closed meshes): float32 ``S``."""
         _check_nsamples(nsamples)
         p = self._points(query_points)
-        d = self._scene.nearest_point(p, threads=self._nt(nthreads)).distance
+        d = self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
         return np.where(self._inside(p, nthreads), -d, d).astype(np.float32)
 
     def compute_occupancy(self, query_points, nthreads: int = 0, nsamples: int = 1) -> np.ndarray:

@@ -41,10 +41,6 @@ __all__ = ["RayMeshIntersector"]
 _CHECK_DIRECTION = np.array([0.4395064455, 0.617598629942, 0.652231566745])
 
 
-def _valid_rays(o: np.ndarray, d: np.ndarray) -> np.ndarray:
-    return np.isfinite(o).all(axis=1) & np.isfinite(d).all(axis=1) & (d != 0).any(axis=1)
-
-
 class RayMeshIntersector:
     """trimesh's ``RayMeshIntersector`` on raypick.
 
@@ -79,17 +75,14 @@ class RayMeshIntersector:
             self._key = key
         return self._native
 
-    def _rays(self, ray_origins, ray_directions) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    def _rays(self, ray_origins, ray_directions) -> Tuple[np.ndarray, np.ndarray]:
         o = np.asanyarray(ray_origins, dtype=np.float64)
         d = np.asanyarray(ray_directions, dtype=np.float64)
         if o.ndim != 2 or o.shape[1] != 3 or d.shape != o.shape:
             raise RaypickError(
                 f"ray origins and directions must both be (n, 3), got {o.shape} and {d.shape}"
             )
-        ok = _valid_rays(o, d)
-        if ok.all():
-            return o, d, None
-        return o[ok], d[ok], np.nonzero(ok)[0]
+        return o, d
 
     def _locations(self, tri: np.ndarray, uv: np.ndarray) -> np.ndarray:
         v = np.asarray(self.mesh.vertices, dtype=np.float64)
@@ -114,23 +107,21 @@ class RayMeshIntersector:
         crossing of each ray (one per crossing, sorted by ray then distance; at most
         ``max_hits`` per ray when given), otherwise only the first.
         """
-        o, d, kept = self._rays(ray_origins, ray_directions)
+        o, d = self._rays(ray_origins, ray_directions)
         m = self._mesh
         if multiple_hits:
-            a = m.all_hits(o, d, threads=self.threads)
+            a = m.all_hits(o, d, strict=False, threads=self.threads)
             tri, ray, uv = a.triangle, a.ray, a.uv
             if max_hits is not None and len(ray):
                 first = np.searchsorted(ray, ray, side="left")
                 keep = (np.arange(len(ray)) - first) < int(max_hits)
                 tri, ray, uv = tri[keep], ray[keep], uv[keep]
         else:
-            h = m.closest_hit(o, d, threads=self.threads)
+            h = m.closest_hit(o, d, strict=False, threads=self.threads)
             ray = np.nonzero(h.hit)[0]
             tri, uv = h.triangle[ray], h.uv[ray]
         index_tri = tri.astype(np.int64)
         index_ray = ray.astype(np.int64)
-        if kept is not None:
-            index_ray = kept[index_ray].astype(np.int64)
         if return_locations:
             return index_tri, index_ray, self._locations(index_tri, uv)
         return index_tri, index_ray
@@ -144,24 +135,14 @@ class RayMeshIntersector:
 
     def intersects_first(self, ray_origins, ray_directions, **kwargs) -> np.ndarray:
         """The first triangle each ray hits: (n,) int64, -1 for a miss."""
-        o, d, kept = self._rays(ray_origins, ray_directions)
-        h = self._mesh.closest_hit(o, d, threads=self.threads)
-        first = np.where(h.hit, h.triangle.astype(np.int64), -1)
-        if kept is None:
-            return first
-        out = np.full(len(np.asarray(ray_origins)), -1, dtype=np.int64)
-        out[kept] = first
-        return out
+        o, d = self._rays(ray_origins, ray_directions)
+        h = self._mesh.closest_hit(o, d, strict=False, threads=self.threads)
+        return np.where(h.hit, h.triangle.astype(np.int64), -1)
 
     def intersects_any(self, ray_origins, ray_directions, **kwargs) -> np.ndarray:
         """Whether each ray hits the mesh: (n,) bool."""
-        o, d, kept = self._rays(ray_origins, ray_directions)
-        hit = self._mesh.any_hit(o, d, threads=self.threads)
-        if kept is None:
-            return hit
-        out = np.zeros(len(np.asarray(ray_origins)), dtype=bool)
-        out[kept] = hit
-        return out
+        o, d = self._rays(ray_origins, ray_directions)
+        return self._mesh.any_hit(o, d, strict=False, threads=self.threads)
 
     def contains_points(self, points, check_direction=None) -> np.ndarray:
         """Whether each point is inside the (closed) mesh: (n,) bool.

@@ -92,13 +92,14 @@ fn finite<const K: usize>(r: &[f32; K]) -> bool {
     r.iter().all(|x| x.is_finite())
 }
 
-/// Points, each checked finite; the error names the first bad one.
-pub fn points(v: &Floats<'_>, what: &str) -> Result<Vec<Point3<f32>>, String> {
+/// Points, each checked finite when `strict` (the error names the first bad one); otherwise
+/// a non-finite point is passed on, and the queries find nothing for it.
+pub fn points(v: &Floats<'_>, what: &str, strict: bool) -> Result<Vec<Point3<f32>>, String> {
     v.rows::<3>()
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            if finite(&r) {
+            if !strict || finite(&r) {
                 Ok(Point3::from(r))
             } else {
                 Err(format!("{what} {i} is not finite: {r:?}"))
@@ -107,9 +108,14 @@ pub fn points(v: &Floats<'_>, what: &str) -> Result<Vec<Point3<f32>>, String> {
         .collect()
 }
 
-/// Rays from `(..., 6)` rows or from origins and directions of the same shape. Each ray
-/// must have a finite origin and a finite, non-zero direction; the error names the ray.
-pub fn rays(origins: &Floats<'_>, directions: Option<&Floats<'_>>) -> Result<Vec<Ray>, String> {
+/// Rays from `(..., 6)` rows or from origins and directions of the same shape. When
+/// `strict`, each ray must have a finite origin and a finite, non-zero direction (the error
+/// names the ray); otherwise such rays are passed on, and the queries report them as misses.
+pub fn rays(
+    origins: &Floats<'_>,
+    directions: Option<&Floats<'_>>,
+    strict: bool,
+) -> Result<Vec<Ray>, String> {
     let pairs: Vec<([f32; 3], [f32; 3])> = match directions {
         None => origins
             .rows::<6>()
@@ -128,6 +134,12 @@ pub fn rays(origins: &Floats<'_>, directions: Option<&Floats<'_>>) -> Result<Vec
             o.into_iter().zip(d).collect()
         }
     };
+    if !strict {
+        return Ok(pairs
+            .into_iter()
+            .map(|(o, d)| Ray::new(Point3::from(o), Vector3::from(d)))
+            .collect());
+    }
     pairs
         .into_iter()
         .enumerate()

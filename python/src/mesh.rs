@@ -152,7 +152,7 @@ impl PyMesh {
     }
 
     /// Closest hits, one row per ray (see the package's `Mesh.closest_hit`).
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn closest_hit<'py>(
         &self,
@@ -162,14 +162,15 @@ impl PyMesh {
         t_min: f32,
         t_max: f32,
         cull: &str,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX)?;
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
         queries::closest_hit(py, &*self.mesh, origins, directions, o, threads)
     }
 
     /// Whether each ray hits anything.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn any_hit<'py>(
         &self,
@@ -179,14 +180,15 @@ impl PyMesh {
         t_min: f32,
         t_max: f32,
         cull: &str,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX)?;
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
         queries::any_hit(py, &*self.mesh, origins, directions, o, threads)
     }
 
     /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn all_hits<'py>(
         &self,
@@ -196,21 +198,23 @@ impl PyMesh {
         t_min: f32,
         t_max: f32,
         cull: &str,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX)?;
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
         queries::all_hits(py, &*self.mesh, origins, directions, o, threads)
     }
 
     /// The nearest surface point to each point within `max_distance`.
-    #[pyo3(signature = (points, max_distance=f32::INFINITY, threads=None))]
+    #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
     fn nearest_point<'py>(
         &self,
         py: Python<'py>,
         points: &Bound<'py, PyAny>,
         max_distance: f32,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        queries::nearest_point(py, &*self.mesh, points, max_distance, threads)
+        queries::nearest_point(py, &*self.mesh, points, max_distance, strict, threads)
     }
 }

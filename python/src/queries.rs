@@ -41,10 +41,12 @@ pub struct Opts {
     pub t_max: f32,
     pub cull: Cull,
     pub mask: u32,
+    /// Raise on a non-finite or zero-direction ray (true) or report it as a miss (false).
+    pub strict: bool,
 }
 
 impl Opts {
-    pub fn new(t_min: f32, t_max: f32, cull: &str, mask: u32) -> PyResult<Self> {
+    pub fn new(t_min: f32, t_max: f32, cull: &str, mask: u32, strict: bool) -> PyResult<Self> {
         let cull = match cull {
             "none" => Cull::None,
             "back" => Cull::Back,
@@ -60,6 +62,7 @@ impl Opts {
             t_max,
             cull,
             mask,
+            strict,
         })
     }
 }
@@ -166,7 +169,7 @@ pub fn closest_hit<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let cols = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref())?;
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
         let hits = target.closest(&rays, &o)?;
         let mut cols = Columns::with_capacity(hits.len());
         for h in &hits {
@@ -189,7 +192,7 @@ pub fn any_hit<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let hits = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref())?;
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
         target.any(&rays, &o)
     })?;
     Ok(arr1(py, hits).into_any())
@@ -211,7 +214,7 @@ pub fn all_hits<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let (cols, ray_index) = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref())?;
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
         let chunks: Vec<(Vec<Rec>, Vec<u64>)> = rays
             .par_chunks(ALL_CHUNK)
             .enumerate()
@@ -247,12 +250,13 @@ pub fn nearest_point<'py, T: Target>(
     target: &T,
     pts: &Bound<'py, PyAny>,
     max_distance: f32,
+    strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let pa = FloatArg::extract(pts, "points", 3)?;
     let pv = pa.view();
     let found = pool::run(py, threads, || {
-        let p = points(&pv, "point")?;
+        let p = points(&pv, "point", strict)?;
         target.nearest(&p, max_distance)
     })?;
     let n = found.len();

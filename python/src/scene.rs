@@ -249,7 +249,7 @@ impl PyScene {
     }
 
     /// Closest hits, one row per ray.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn closest_hit<'py>(
         &self,
@@ -260,15 +260,16 @@ impl PyScene {
         t_max: f32,
         cull: &str,
         mask: u32,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         queries::closest_hit(py, &g.scene, origins, directions, o, threads)
     }
 
     /// Whether each ray hits anything.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn any_hit<'py>(
         &self,
@@ -279,15 +280,16 @@ impl PyScene {
         t_max: f32,
         cull: &str,
         mask: u32,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         queries::any_hit(py, &g.scene, origins, directions, o, threads)
     }
 
     /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, threads=None))]
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn all_hits<'py>(
         &self,
@@ -298,24 +300,26 @@ impl PyScene {
         t_max: f32,
         cull: &str,
         mask: u32,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, mask)?;
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         queries::all_hits(py, &g.scene, origins, directions, o, threads)
     }
 
     /// The nearest surface point to each point within `max_distance`.
-    #[pyo3(signature = (points, max_distance=f32::INFINITY, threads=None))]
+    #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
     fn nearest_point<'py>(
         &self,
         py: Python<'py>,
         points: &Bound<'py, PyAny>,
         max_distance: f32,
+        strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let g = self.read();
-        queries::nearest_point(py, &g.scene, points, max_distance, threads)
+        queries::nearest_point(py, &g.scene, points, max_distance, strict, threads)
     }
 }
 

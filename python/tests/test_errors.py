@@ -99,3 +99,14 @@ def test_bad_transforms_and_ids():
 
 def test_exceptions_are_value_errors():
     assert issubclass(raypick.RaypickError, ValueError)
+
+
+def test_strict_false_turns_bad_rays_and_points_into_misses(mesh):
+    o = np.array([[0.2, 0.2, 1.0], [0.2, 0.2, 1.0], [np.nan, 0, 1]])
+    d = np.array([[0, 0, -1.0], [0, 0, 0], [0, 0, -1]])
+    h = mesh.closest_hit(o, d, strict=False)
+    np.testing.assert_array_equal(h.hit, [True, False, False])
+    np.testing.assert_array_equal(mesh.any_hit(o, d, strict=False), [True, False, False])
+    np.testing.assert_array_equal(mesh.all_hits(o, d, strict=False).counts, [1, 0, 0])
+    n = mesh.nearest_point(np.array([[0, 0, 1.0], [np.inf, 0, 0]]), strict=False)
+    np.testing.assert_array_equal(n.found, [True, False])
