@@ -42,6 +42,7 @@ from ._raypick import RaypickError, get_threads, set_threads
 
 __all__ = [
     "AllHits",
+    "Camera",
     "Hits",
     "Mesh",
     "Nearest",
@@ -361,6 +362,27 @@ class Scene(_Queries):
     def all_hits(self, origins, directions=None, *, mask: int = 0xFFFFFFFF, **kw) -> AllHits:
         return super().all_hits(origins, directions, mask=mask, **kw)
 
+    def pick(self, camera: Camera, width: float, height: float, x: float, y: float, *,
+             snap_radius: Optional[float] = None, snap_occluded: bool = False,
+             mask: int = 0xFFFFFFFF) -> Optional[dict]:
+        """What the cursor at window position ``(x, y)`` of a ``width`` x ``height`` viewport
+        picks: ``None`` when nothing, else a dict with ``ray`` (6 floats), ``hit`` (``None`` or
+        a dict of ``t``, ``instance``, ``triangle``, ``uv``, ``point``, ``normal``,
+        ``front_face``) and, with ``snap_radius`` (pixels), the nearest visible ``vertex``
+        and ``edge`` within it (``None`` when there is none)."""
+        return self._native.pick(camera._native, float(width), float(height), float(x), float(y),
+                                 snap_radius, bool(snap_occluded), int(mask))
+
+    def select_rect(self, camera: Camera, width: float, height: float, x0: float, y0: float,
+                    x1: float, y1: float, *, mode: str = "inside", triangles: bool = False,
+                    visible_only: bool = False, mask: int = 0xFFFFFFFF) -> dict:
+        """Marquee selection: the instances ``"inside"`` (or ``"intersecting"``) the window
+        rectangle with corners ``(x0, y0)`` and ``(x1, y1)``. Returns ``{"instances": [ids],
+        "triangles": {id: uint32 array}}`` (triangles filled when ``triangles=True``);
+        ``visible_only`` keeps only what sample rays through the rectangle reach first."""
+        return self._native.select_rect(camera._native, float(width), float(height), float(x0), float(y0),
+                                        float(x1), float(y1), mode, bool(triangles), bool(visible_only), int(mask))
+
     closest_hit.__doc__ = _Queries.closest_hit.__doc__
     any_hit.__doc__ = _Queries.any_hit.__doc__
     all_hits.__doc__ = _Queries.all_hits.__doc__
@@ -370,6 +392,65 @@ class Scene(_Queries):
 
     def __repr__(self) -> str:
         return repr(self._native)
+
+
+class Camera:
+    """A camera for picking: right-handed, looking from ``eye`` at ``target``.
+
+    Build it with :meth:`look_at` or :meth:`from_matrices`. Matrices are kept in float64.
+    ``convention`` is the clip-space convention of the projection: ``"opengl"`` (NDC depth
+    -1..1), ``"zero_to_one"`` (``"d3d"``, ``"wgpu"``) or ``"vulkan"`` (0..1, y down).
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native):
+        self._native = native
+
+    @classmethod
+    def look_at(cls, eye, target, up=(0.0, 1.0, 0.0), *, fov_y_deg: float = 60.0, aspect: float = 1.0,
+                near: float = 0.1, far: float = 1000.0, ortho_height: Optional[float] = None,
+                convention: str = "opengl") -> "Camera":
+        """A perspective camera (vertical field of view ``fov_y_deg``, ``aspect`` = width /
+        height), or an orthographic one ``ortho_height`` world units high."""
+        f = lambda v: [float(x) for x in np.asarray(v, dtype=np.float64).reshape(3)]  # noqa: E731
+        return cls(_raypick.Camera.look_at(f(eye), f(target), f(up), float(fov_y_deg), float(aspect),
+                                           float(near), float(far), ortho_height, convention))
+
+    @classmethod
+    def from_matrices(cls, view: ArrayLike, projection: ArrayLike, convention: str = "opengl") -> "Camera":
+        """A camera from 4x4 view (world to view) and projection (view to clip) matrices."""
+        return cls(_raypick.Camera.from_matrices(np.asarray(view, dtype=np.float64),
+                                                 np.asarray(projection, dtype=np.float64), convention))
+
+    def rays_from_pixels(self, pixels: ArrayLike, width: float, height: float, *,
+                         threads: Optional[int] = None) -> np.ndarray:
+        """Rays ``(..., 6)`` float32 through window positions ``(..., 2)`` (pixels, origin top
+        left, y down; pixel ``(i, j)``'s centre is ``(i + 0.5, j + 0.5)``) of a ``width`` x
+        ``height`` viewport: origins on the near plane, unit directions, so ``t`` is the
+        distance from the near plane."""
+        p = _floats(pixels, "pixels")
+        if p.ndim == 0 or p.shape[-1] != 2:
+            raise RaypickError(f"pixels must have shape (..., 2), got {p.shape}")
+        r = self._native.rays_from_pixels(p, float(width), float(height), threads=threads)
+        return r.reshape(p.shape[:-1] + (6,))
+
+    def pixel_rays(self, width: int, height: int, *, threads: Optional[int] = None) -> np.ndarray:
+        """The rays through every pixel centre: ``(height, width, 6)`` float32."""
+        xs = np.arange(width, dtype=np.float64) + 0.5
+        ys = np.arange(height, dtype=np.float64) + 0.5
+        grid = np.stack(np.meshgrid(xs, ys), axis=-1)
+        return self.rays_from_pixels(grid, width, height, threads=threads)
+
+    @property
+    def view_matrix(self) -> np.ndarray:
+        """The 4x4 view matrix, float64."""
+        return np.array(self._native.view_matrix())
+
+    @property
+    def projection_matrix(self) -> np.ndarray:
+        """The 4x4 projection matrix, float64."""
+        return np.array(self._native.projection_matrix())
 
 
 def load(path) -> Mesh:

@@ -5,6 +5,7 @@
 //! `pool.rs`). The pure-Python package in `python/raypick` wraps these functions with shapes,
 //! result objects and the trimesh and open3d drop-ins.
 
+mod camera;
 mod convert;
 mod load;
 mod mesh;
@@ -27,6 +28,7 @@ fn _raypick(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RaypickError", m.py().get_type::<RaypickError>())?;
     m.add_class::<mesh::PyMesh>()?;
     m.add_class::<scene::PyScene>()?;
+    m.add_class::<camera::PyCamera>()?;
     m.add_function(wrap_pyfunction!(load::load, m)?)?;
     m.add_function(wrap_pyfunction!(load::load_scene, m)?)?;
     m.add_function(wrap_pyfunction!(pool::set_threads, m)?)?;

@@ -9,9 +9,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use raypick::io::Matrix4;
 use raypick::primitives::{Point3, Ray};
-use raypick::query::scene::{InstanceId, MeshId};
+use raypick::query::camera::ScreenRect;
+use raypick::query::scene::{
+    InstanceId, MeshId, PickOptions, SelectMode, SelectOptions, VisibleSampling,
+};
 use raypick::query::{Scene, SceneHit, SceneQuery};
 
+use crate::camera::{viewport, PyCamera};
+use crate::convert::arr1;
 use crate::mesh::PyMesh;
 use crate::queries::{self, Near, Opts, Rec, Target, INVALID};
 use crate::RaypickError;
@@ -308,6 +313,118 @@ impl PyScene {
         queries::all_hits(py, &g.scene, origins, directions, o, threads)
     }
 
+    /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
+    /// `None` for nothing, else a dict with `hit` (a dict or `None`), and with
+    /// `snap_radius` (pixels) the nearest `vertex` and `edge` within it.
+    #[pyo3(signature = (camera, width, height, x, y, snap_radius=None, snap_occluded=false, mask=u32::MAX))]
+    #[allow(clippy::too_many_arguments)]
+    fn pick<'py>(
+        &self,
+        py: Python<'py>,
+        camera: &PyCamera,
+        width: f32,
+        height: f32,
+        x: f32,
+        y: f32,
+        snap_radius: Option<f32>,
+        snap_occluded: bool,
+        mask: u32,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let vp = viewport(width, height)?;
+        let mut options = PickOptions::default()
+            .with_query(SceneQuery::default().with_mask(mask))
+            .with_snap_occluded(snap_occluded);
+        options.snap_radius = snap_radius;
+        let g = self.read();
+        let Some(p) = g.scene.pick(&camera.cam, &vp, x, y, &options) else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item(
+            "ray",
+            [
+                p.ray.origin.x,
+                p.ray.origin.y,
+                p.ray.origin.z,
+                p.ray.dir.x,
+                p.ray.dir.y,
+                p.ray.dir.z,
+            ],
+        )?;
+        d.set_item("hit", p.hit.map(|h| hit_dict(py, &h)).transpose()?)?;
+        let vertex = p.vertex.map(|v| {
+            let e = PyDict::new(py);
+            e.set_item("instance", v.instance.index())?;
+            e.set_item("vertex", v.vertex)?;
+            e.set_item("point", <[f32; 3]>::from(v.point))?;
+            e.set_item("distance_px", v.distance_px)?;
+            Ok::<_, PyErr>(e)
+        });
+        d.set_item("vertex", vertex.transpose()?)?;
+        let edge = p.edge.map(|v| {
+            let e = PyDict::new(py);
+            e.set_item("instance", v.instance.index())?;
+            e.set_item("vertices", v.vertices)?;
+            e.set_item("point", <[f32; 3]>::from(v.point))?;
+            e.set_item("distance_px", v.distance_px)?;
+            Ok::<_, PyErr>(e)
+        });
+        d.set_item("edge", edge.transpose()?)?;
+        Ok(Some(d))
+    }
+
+    /// The objects (and with `triangles`, their triangles) inside or intersecting the
+    /// window rectangle with corners `(x0, y0)` and `(x1, y1)`: a dict with `instances`
+    /// (list) and `triangles` (instance id to a uint32 array). `mode` is "inside" or
+    /// "intersecting"; `visible_only` keeps what sample rays reach first.
+    #[pyo3(signature = (camera, width, height, x0, y0, x1, y1, mode="inside", triangles=false, visible_only=false, mask=u32::MAX))]
+    #[allow(clippy::too_many_arguments)]
+    fn select_rect<'py>(
+        &self,
+        py: Python<'py>,
+        camera: &PyCamera,
+        width: f32,
+        height: f32,
+        x0: f32,
+        y0: f32,
+        x1: f32,
+        y1: f32,
+        mode: &str,
+        triangles: bool,
+        visible_only: bool,
+        mask: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let vp = viewport(width, height)?;
+        let mode = match mode {
+            "inside" => SelectMode::Inside,
+            "intersecting" => SelectMode::Intersecting,
+            other => {
+                return Err(RaypickError::new_err(format!(
+                    "mode must be 'inside' or 'intersecting', got {other:?}"
+                )))
+            }
+        };
+        let options = SelectOptions {
+            mode,
+            triangles,
+            visible_only: visible_only.then(VisibleSampling::default),
+            query: SceneQuery::default().with_mask(mask),
+        };
+        let rect = ScreenRect::new([x0, y0], [x1, y1]);
+        let g = self.read();
+        let cam = camera.cam;
+        let sel = py.detach(|| g.scene.select_rect(&cam, &vp, &rect, &options));
+        let d = PyDict::new(py);
+        let ids: Vec<u32> = sel.instances.iter().map(|i| i.index()).collect();
+        d.set_item("instances", ids)?;
+        let tris = PyDict::new(py);
+        for s in sel.triangles {
+            tris.set_item(s.instance.index(), arr1(py, s.triangles))?;
+        }
+        d.set_item("triangles", tris)?;
+        Ok(d)
+    }
+
     /// The nearest surface point to each point within `max_distance`.
     #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
     fn nearest_point<'py>(
@@ -321,6 +438,19 @@ impl PyScene {
         let g = self.read();
         queries::nearest_point(py, &g.scene, points, max_distance, strict, threads)
     }
+}
+
+fn hit_dict<'py>(py: Python<'py>, h: &SceneHit) -> PyResult<Bound<'py, PyDict>> {
+    let r = rec(h);
+    let d = PyDict::new(py);
+    d.set_item("t", r.t)?;
+    d.set_item("instance", r.instance)?;
+    d.set_item("triangle", r.triangle)?;
+    d.set_item("uv", r.uv)?;
+    d.set_item("point", r.point)?;
+    d.set_item("normal", r.normal)?;
+    d.set_item("front_face", r.front_face)?;
+    Ok(d)
 }
 
 fn unknown(instance: u32) -> PyErr {
