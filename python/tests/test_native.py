@@ -269,3 +269,30 @@ def test_empty_mesh_finds_nothing():
     h = m.closest_hit(np.array([[0, 0, 1.0, 0, 0, -1]]))
     assert not h.hit[0] and m.triangle_count == 0
     assert m.all_hits(np.zeros((0, 6))).counts.shape == (0,)
+
+
+def test_the_gil_is_released_during_a_batch():
+    import threading
+    import time
+
+    V, F = bunny()
+    m = raypick.Mesh(V, F)
+    o, d = random_rays(np.random.default_rng(8), V, 400_000)
+    window = {}
+
+    def work():
+        window["start"] = time.perf_counter()
+        m.closest_hit(o, d, threads=1)
+        window["end"] = time.perf_counter()
+
+    ticks = []
+    t = threading.Thread(target=work)
+    t.start()
+    while t.is_alive():
+        ticks.append(time.perf_counter())
+    t.join()
+    # Python ran on this thread while the batch ran on the other: impossible with the GIL held.
+    # With the GIL held for the batch there would be one gap as long as the batch.
+    inside = [x for x in ticks if window["start"] < x < window["end"]]
+    marks = [window["start"]] + inside + [window["end"]]
+    assert max(np.diff(marks)) < 0.5 * (window["end"] - window["start"])
