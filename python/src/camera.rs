@@ -23,9 +23,11 @@ fn convention(name: &str) -> PyResult<ClipConvention> {
         "opengl" => ClipConvention::OPENGL,
         "zero_to_one" | "d3d" | "wgpu" => ClipConvention::ZERO_TO_ONE,
         "vulkan" => ClipConvention::VULKAN,
-        other => return Err(RaypickError::new_err(format!(
+        other => {
+            return Err(RaypickError::new_err(format!(
             "convention must be 'opengl', 'zero_to_one', 'd3d', 'wgpu' or 'vulkan', got {other:?}"
-        ))),
+        )))
+        }
     })
 }
 

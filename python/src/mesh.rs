@@ -36,11 +36,17 @@ fn ray_query(o: &Opts) -> RayQuery {
 }
 
 impl Target for Mesh {
-    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Rec>>, String> {
+    type Hit = Hit;
+
+    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Hit>>, String> {
         let mut out = vec![None; rays.len()];
         self.closest_hit_batch(rays, &ray_query(o), &mut out)
             .map_err(|e| e.to_string())?;
-        Ok(out.iter().map(|h| h.as_ref().map(|h| rec(h, 0))).collect())
+        Ok(out)
+    }
+
+    fn rec(h: &Hit) -> Rec {
+        rec(h, 0)
     }
 
     fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {

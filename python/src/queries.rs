@@ -69,7 +69,10 @@ impl Opts {
 
 /// A mesh or a scene, queried in batches on the current rayon pool.
 pub trait Target: Sync {
-    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Rec>>, String>;
+    /// The library's hit type, turned into a [`Rec`] as the columns are filled.
+    type Hit: Send + Sync;
+    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Self::Hit>>, String>;
+    fn rec(h: &Self::Hit) -> Rec;
     fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String>;
     fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>);
     fn nearest(
@@ -78,6 +81,46 @@ pub trait Target: Sync {
         max_distance: f32,
     ) -> Result<Vec<Option<Near>>, String>;
 }
+
+/// Rows per parallel task when filling columns.
+const FILL_CHUNK: usize = 4096;
+
+/// One task's share of every column.
+struct ColumnChunk<'a> {
+    t: &'a mut [f32],
+    hit: &'a mut [bool],
+    instance: &'a mut [u32],
+    triangle: &'a mut [u32],
+    uv: &'a mut [f32],
+    point: &'a mut [f32],
+    normal: &'a mut [f32],
+    front_face: &'a mut [bool],
+}
+
+impl ColumnChunk<'_> {
+    fn set(&mut self, i: usize, r: Option<Rec>) {
+        self.hit[i] = r.is_some();
+        let r = r.unwrap_or(MISS);
+        self.t[i] = r.t;
+        self.instance[i] = r.instance;
+        self.triangle[i] = r.triangle;
+        self.uv[2 * i..2 * i + 2].copy_from_slice(&r.uv);
+        self.point[3 * i..3 * i + 3].copy_from_slice(&r.point);
+        self.normal[3 * i..3 * i + 3].copy_from_slice(&r.normal);
+        self.front_face[i] = r.front_face;
+    }
+}
+
+/// What a miss reports.
+const MISS: Rec = Rec {
+    t: f32::INFINITY,
+    instance: INVALID,
+    triangle: INVALID,
+    uv: [0.0; 2],
+    point: [f32::NAN; 3],
+    normal: [0.0; 3],
+    front_face: false,
+};
 
 #[derive(Default)]
 struct Columns {
@@ -105,29 +148,63 @@ impl Columns {
         }
     }
 
-    fn push(&mut self, r: Option<&Rec>) {
-        match r {
-            Some(r) => {
-                self.t.push(r.t);
-                self.hit.push(true);
-                self.instance.push(r.instance);
-                self.triangle.push(r.triangle);
-                self.uv.extend_from_slice(&r.uv);
-                self.point.extend_from_slice(&r.point);
-                self.normal.extend_from_slice(&r.normal);
-                self.front_face.push(r.front_face);
-            }
-            None => {
-                self.t.push(f32::INFINITY);
-                self.hit.push(false);
-                self.instance.push(INVALID);
-                self.triangle.push(INVALID);
-                self.uv.extend_from_slice(&[0.0; 2]);
-                self.point.extend_from_slice(&[f32::NAN; 3]);
-                self.normal.extend_from_slice(&[0.0; 3]);
-                self.front_face.push(false);
-            }
-        }
+    /// The columns of one answer per ray, filled in parallel chunks.
+    fn from_hits<H: Sync>(hits: &[Option<H>], rec: impl Fn(&H) -> Rec + Sync) -> Self {
+        let n = hits.len();
+        let mut c = Self {
+            t: vec![0.0; n],
+            hit: vec![false; n],
+            instance: vec![0; n],
+            triangle: vec![0; n],
+            uv: vec![0.0; 2 * n],
+            point: vec![0.0; 3 * n],
+            normal: vec![0.0; 3 * n],
+            front_face: vec![false; n],
+        };
+        let chunks: Vec<ColumnChunk<'_>> =
+            c.t.chunks_mut(FILL_CHUNK)
+                .zip(c.hit.chunks_mut(FILL_CHUNK))
+                .zip(c.instance.chunks_mut(FILL_CHUNK))
+                .zip(c.triangle.chunks_mut(FILL_CHUNK))
+                .zip(c.uv.chunks_mut(2 * FILL_CHUNK))
+                .zip(c.point.chunks_mut(3 * FILL_CHUNK))
+                .zip(c.normal.chunks_mut(3 * FILL_CHUNK))
+                .zip(c.front_face.chunks_mut(FILL_CHUNK))
+                .map(
+                    |(((((((t, hit), instance), triangle), uv), point), normal), front_face)| {
+                        ColumnChunk {
+                            t,
+                            hit,
+                            instance,
+                            triangle,
+                            uv,
+                            point,
+                            normal,
+                            front_face,
+                        }
+                    },
+                )
+                .collect();
+        hits.par_chunks(FILL_CHUNK)
+            .zip(chunks)
+            .for_each(|(hits, mut out)| {
+                for (i, h) in hits.iter().enumerate() {
+                    out.set(i, h.as_ref().map(&rec));
+                }
+            });
+        c
+    }
+
+    /// Appends a hit (all-hits rows are all hits).
+    fn push(&mut self, r: &Rec) {
+        self.t.push(r.t);
+        self.hit.push(true);
+        self.instance.push(r.instance);
+        self.triangle.push(r.triangle);
+        self.uv.extend_from_slice(&r.uv);
+        self.point.extend_from_slice(&r.point);
+        self.normal.extend_from_slice(&r.normal);
+        self.front_face.push(r.front_face);
     }
 
     fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -171,11 +248,7 @@ pub fn closest_hit<'py, T: Target>(
     let cols = pool::run(py, threads, || {
         let rays = rays(&ov, dv.as_ref(), o.strict)?;
         let hits = target.closest(&rays, &o)?;
-        let mut cols = Columns::with_capacity(hits.len());
-        for h in &hits {
-            cols.push(h.as_ref());
-        }
-        Ok(cols)
+        Ok(Columns::from_hits(&hits, T::rec))
     })?;
     cols.into_dict(py)
 }
@@ -233,7 +306,7 @@ pub fn all_hits<'py, T: Target>(
         let mut ray_index = Vec::with_capacity(n);
         for (recs, idx) in chunks {
             for r in &recs {
-                cols.push(Some(r));
+                cols.push(r);
             }
             ray_index.extend_from_slice(&idx);
         }

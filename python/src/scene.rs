@@ -58,11 +58,17 @@ fn rec(h: &SceneHit) -> Rec {
 }
 
 impl Target for Scene {
-    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Rec>>, String> {
+    type Hit = SceneHit;
+
+    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<SceneHit>>, String> {
         let mut out = vec![None; rays.len()];
         self.closest_hit_batch(rays, &scene_query(o), &mut out)
             .map_err(|e| e.to_string())?;
-        Ok(out.iter().map(|h| h.as_ref().map(rec)).collect())
+        Ok(out)
+    }
+
+    fn rec(h: &SceneHit) -> Rec {
+        rec(h)
     }
 
     fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {
