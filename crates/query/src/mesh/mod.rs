@@ -22,6 +22,7 @@ mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
+mod solid;
 mod tree;
 
 use raypick_bvh::wide::{huge_page_vec, Bvh8, CollapseConfig};
@@ -34,6 +35,7 @@ pub use error::MeshError;
 pub use nearest::NearestPoint;
 pub use overlap::FrustumSelection;
 pub use ray::{Hit, RayQuery};
+pub use solid::{GridConfig, SignedDistance};
 pub(crate) use tree::with_tree;
 pub use tree::{MeshTree, NodeLayout};
 
