@@ -100,6 +100,9 @@ impl GridConfig {
     /// `answer(sample)` for every sample in the grid's order, in parallel.
     fn map<T: Send>(&self, answer: impl Fn(Point3<Real>) -> T + Sync) -> Vec<T> {
         let [nx, ny, _] = self.resolution;
+        if self.is_empty() {
+            return Vec::new();
+        }
         (0..self.len())
             .into_par_iter()
             .with_min_len(CHUNK)
@@ -112,6 +115,7 @@ impl Mesh {
     /// [`Mesh::contains`] at every sample of `grid`, in the grid's order, in parallel.
     #[must_use]
     pub fn occupancy_grid(&self, grid: &GridConfig) -> Vec<bool> {
+        self.winding_tree();
         grid.map(|p| self.contains(p))
     }
 
@@ -119,12 +123,14 @@ impl Mesh {
     /// in parallel; NaN where it is `None` (an empty mesh, or a non-finite sample).
     #[must_use]
     pub fn signed_distance_grid(&self, grid: &GridConfig) -> Vec<Real> {
+        self.winding_tree();
         grid.map(|p| self.signed_distance(p).map_or(Real::NAN, |s| s.distance))
     }
 
     /// [`Mesh::winding_number`] at every sample of `grid`, in the grid's order, in parallel.
     #[must_use]
     pub fn winding_number_grid(&self, grid: &GridConfig) -> Vec<Real> {
+        self.winding_tree();
         grid.map(|p| self.winding_number(p))
     }
 }

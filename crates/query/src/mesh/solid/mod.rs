@@ -2,12 +2,15 @@
 //! signed distance, sampled on points (singly or in parallel batches) or on grids.
 
 mod angle;
+mod expansion;
 mod grid;
 mod signed;
+mod tree;
 mod winding;
 
 pub use grid::GridConfig;
 pub use signed::SignedDistance;
+pub(crate) use tree::WindingTree;
 
 use rayon::prelude::*;
 

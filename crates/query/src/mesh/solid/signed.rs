@@ -101,6 +101,7 @@ impl Mesh {
     /// the single-point one.
     #[must_use]
     pub fn contains_points(&self, points: &[Point3<Real>]) -> Vec<bool> {
+        self.winding_tree();
         par_map(points, |p| self.contains(*p))
     }
 
@@ -108,6 +109,7 @@ impl Mesh {
     /// exactly the single-point one.
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SignedDistance>> {
+        self.winding_tree();
         par_map(points, |p| self.signed_distance(*p))
     }
 }

