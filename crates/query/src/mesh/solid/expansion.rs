@@ -12,6 +12,9 @@
 //! and `w(q) ≈ -(N·∇G(r) + M:H(r) + ½ T⋮∂³G(r))` with `r = p - q`. The series converges when
 //! `|r|` exceeds the cluster's radius `R`; the truncation error falls as `(R / |r|)³`.
 
+// Index loops read as the tensor formulas they implement.
+#![allow(clippy::needless_range_loop)]
+
 use super::angle::{cross, dot, sub, V64};
 
 /// Moments of a cluster of triangles about `center`, and the radius of a ball about

@@ -106,7 +106,7 @@ impl GridConfig {
         (0..self.len())
             .into_par_iter()
             .with_min_len(CHUNK)
-            .map(|n| (&answer)(self.point(n % nx, (n / nx) % ny, n / (nx * ny))))
+            .map(|n| answer(self.point(n % nx, (n / nx) % ny, n / (nx * ny))))
             .collect()
     }
 }
