@@ -48,6 +48,7 @@ __all__ = [
     "Nearest",
     "RaypickError",
     "Scene",
+    "SignedDistance",
     "get_threads",
     "load",
     "load_scene",
@@ -183,6 +184,29 @@ class Nearest:
         return f"Nearest(shape={self.distance.shape}, found={int(self.found.sum())})"
 
 
+class SignedDistance:
+    """Signed distances of query points to a :class:`Mesh`, in the points' leading shape ``S``.
+
+    Attributes:
+        distance: float32 ``S``; the distance to the nearest surface point, negative inside
+            (winding number >= 0.5), 0 on the surface (NaN for a non-finite point with
+            ``strict=False``, or an empty mesh).
+        point: float32 ``S + (3,)``; the nearest surface point.
+        triangle: uint32 ``S``; its triangle.
+        uv: float32 ``S + (2,)``; its barycentrics.
+        winding_number: float32 ``S``; the generalized winding number of the query point.
+    """
+
+    __slots__ = ("distance", "point", "triangle", "uv", "winding_number")
+
+    def __init__(self, d: dict, lead: tuple):
+        for k, v in _shaped(d, lead).items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return f"SignedDistance(shape={self.distance.shape}, inside={int((self.distance <= 0).sum())})"
+
+
 class _Queries:
     """The ray and point queries shared by :class:`Mesh` and :class:`Scene`."""
 
@@ -271,6 +295,34 @@ class Mesh(_Queries):
         if f.ndim != 2 or f.shape[1] != 3:
             raise RaypickError(f"faces must have shape (M, 3), got {f.shape}")
         self._native = _raypick.Mesh(v, f.astype(np.int64, copy=False), threads=threads)
+
+    def winding_number(self, points: ArrayLike, *, strict: bool = True,
+                       threads: Optional[int] = None) -> np.ndarray:
+        """The generalized winding number of each point: float32 in the points' leading shape,
+        about 1 inside a closed, outward-facing mesh, 0 outside, fractional near holes.
+
+        Fast: exact float64 solid angles near the point, a second-order far-field expansion
+        for distant clusters (Barill et al. 2018); on a closed mesh the approximation never
+        decides a side (within 1e-3 of 0 or 1 away from the surface).
+        """
+        p, lead = _points(points)
+        return self._native.winding_number(p, strict=bool(strict), threads=threads).reshape(lead)
+
+    def contains(self, points: ArrayLike, *, strict: bool = True,
+                 threads: Optional[int] = None) -> np.ndarray:
+        """Whether each point is inside: winding number >= 0.5, or exactly on the surface.
+
+        Robust on meshes with small holes or self-intersections, where ray parity is not.
+        """
+        p, lead = _points(points)
+        return self._native.contains(p, strict=bool(strict), threads=threads).reshape(lead)
+
+    def signed_distance(self, points: ArrayLike, *, strict: bool = True,
+                        threads: Optional[int] = None) -> SignedDistance:
+        """The exact distance to the surface, negative where :meth:`contains` is true, with
+        the nearest point (see :class:`SignedDistance`)."""
+        p, lead = _points(points)
+        return SignedDistance(self._native.signed_distance(p, strict=bool(strict), threads=threads), lead)
 
     @classmethod
     def _wrap(cls, native) -> "Mesh":

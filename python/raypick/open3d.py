@@ -11,9 +11,10 @@ Where the answers differ, and why:
   through an edge or vertex shared by several triangles crosses once (open3d's filter,
   which skips a repeated primitive at the same ``t``, can count such a crossing twice or
   not at all). Intersections of one ray are listed sorted by ``t``.
-- ``compute_signed_distance`` and ``compute_occupancy`` decide inside from exact crossing
-  parity (``nsamples`` is accepted and ignored: there is no vote to take, and a ray through
-  an edge cannot flip the answer). Negative inside, as in open3d.
+- ``compute_signed_distance`` and ``compute_occupancy`` decide inside from the generalized
+  winding number (at least 0.5 inside), not from a vote of ray parities: a ray through an
+  edge cannot flip the answer, and small holes do not either (``nsamples`` is accepted and
+  ignored). Negative inside, as in open3d; 0 on the surface.
 - Rays with a NaN, an infinity or a zero direction miss (``t_hit`` inf), as in open3d,
   rather than raise as raypick's own API does.
 """
@@ -29,11 +30,6 @@ from . import Mesh, RaypickError, Scene
 __all__ = ["RaycastingScene"]
 
 INVALID_ID = 4294967295
-
-# The direction of the parity ray for inside tests (any direction works for exact parity;
-# an irrational-looking one keeps rays off axis-aligned edges).
-_INSIDE_DIRECTION = np.array([0.4395064455, 0.617598629942, 0.652231566745], dtype=np.float32)
-
 
 def _numpy(a, dtype=None) -> np.ndarray:
     if hasattr(a, "numpy") and not isinstance(a, np.ndarray):
@@ -194,18 +190,23 @@ class RaycastingScene:
         return self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
 
     def _inside(self, p: np.ndarray, nthreads) -> np.ndarray:
-        a = self._target.all_hits(p, np.broadcast_to(_INSIDE_DIRECTION, p.shape), strict=False, threads=self._nt(nthreads))
-        return (a.counts % 2) == 1
+        inside = np.zeros(p.shape[:-1], dtype=bool)
+        for m in self._meshes:
+            inside |= m.contains(p, strict=False, threads=self._nt(nthreads))
+        return inside
 
     def compute_signed_distance(self, query_points, nthreads: int = 0, nsamples: int = 1) -> np.ndarray:
-        """The distance to the surface, negative inside (closed meshes): float32 ``S``."""
+        """The distance to the surface, negative inside (a point is inside when some
+        geometry's winding number there is at least 0.5): float32 ``S``."""
         _check_nsamples(nsamples)
         p = self._points(query_points)
+        if len(self._meshes) == 1:
+            return self._meshes[0].signed_distance(p, strict=False, threads=self._nt(nthreads)).distance
         d = self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
         return np.where(self._inside(p, nthreads), -d, d).astype(np.float32)
 
     def compute_occupancy(self, query_points, nthreads: int = 0, nsamples: int = 1) -> np.ndarray:
-        """1.0 inside, 0.0 outside (closed meshes): float32 ``S``."""
+        """1.0 inside, 0.0 outside (winding number >= 0.5 for some geometry): float32 ``S``."""
         _check_nsamples(nsamples)
         p = self._points(query_points)
         return self._inside(p, nthreads).astype(np.float32)

@@ -22,9 +22,10 @@ Where the answers differ, and why:
   barycentrics (the query itself runs in float32).
 - Rays with a NaN, an infinity or a zero direction hit nothing (as in trimesh), rather than
   raise as raypick's own API does.
-- ``contains_points`` is exact for closed meshes: it counts the crossings of one ray per
-  point with the exact one-hit-per-crossing rule, so a ray through an edge or a vertex
-  cannot flip the answer (trimesh casts two rays and falls back on a vote).
+- ``contains_points`` and the sign of ``signed_distance`` come from the generalized winding
+  number (inside when it is at least 0.5, or on the surface): no ray through an edge or a
+  vertex can flip the answer, and small holes or self-intersections do not either (trimesh
+  casts rays and falls back on a vote).
 """
 
 from __future__ import annotations
@@ -36,10 +37,6 @@ import numpy as np
 from . import Mesh, RaypickError
 
 __all__ = ["RayMeshIntersector"]
-
-# trimesh's default check direction for contains_points (ray_util.contains_points).
-_CHECK_DIRECTION = np.array([0.4395064455, 0.617598629942, 0.652231566745])
-
 
 class RayMeshIntersector:
     """trimesh's ``RayMeshIntersector`` on raypick.
@@ -145,23 +142,16 @@ class RayMeshIntersector:
         return self._mesh.any_hit(o, d, strict=False, threads=self.threads)
 
     def contains_points(self, points, check_direction=None) -> np.ndarray:
-        """Whether each point is inside the (closed) mesh: (n,) bool.
+        """Whether each point is inside the mesh: (n,) bool.
 
-        The parity of the crossings of one ray per point, counted exactly (one per
-        crossing; a grazing touch counts as an entry and an exit). Points on the surface
-        are undefined, as in trimesh.
+        raypick's winding-number test (winding number >= 0.5, or on the surface): exact on
+        closed meshes and robust on small holes and self-intersections; no ray is cast, so
+        ``check_direction`` is accepted and ignored.
         """
         p = np.asanyarray(points, dtype=np.float64)
         if p.ndim != 2 or p.shape[1] != 3:
             raise RaypickError(f"points must be (n, 3), got {p.shape}")
-        direction = _CHECK_DIRECTION if check_direction is None else np.asarray(check_direction, dtype=np.float64).reshape(3)
-        inside = np.zeros(len(p), dtype=bool)
-        finite = np.isfinite(p).all(axis=1)
-        if not finite.all():
-            raise RaypickError(f"point {int(np.nonzero(~finite)[0][0])} is not finite")
-        a = self._mesh.all_hits(p, np.broadcast_to(direction, p.shape), threads=self.threads)
-        inside[:] = (a.counts % 2) == 1
-        return inside
+        return self._mesh.contains(p, threads=self.threads)
 
     def closest_point(self, points) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``trimesh.proximity.closest_point``'s answer: ``(closest (m, 3) float64,
@@ -176,10 +166,20 @@ class RayMeshIntersector:
         return closest, distance, tri
 
     def signed_distance(self, points) -> np.ndarray:
-        """``trimesh.proximity.signed_distance``'s answer: (m,) float64, positive inside."""
-        _, distance, _ = self.closest_point(points)
-        inside = self.contains_points(points)
-        return np.where(inside, distance, -distance)
+        """``trimesh.proximity.signed_distance``'s answer: (m,) float64, positive inside
+        (raypick's sign is the opposite: its own ``Mesh.signed_distance`` is negative inside).
+
+        The distance is the float64 distance to the nearest point on the float64 triangle;
+        the side comes from the winding number, so there are no sign errors from rays
+        through edges or from small holes.
+        """
+        p = np.asanyarray(points, dtype=np.float64)
+        if p.ndim != 2 or p.shape[1] != 3:
+            raise RaypickError(f"points must be (n, 3), got {p.shape}")
+        s = self._mesh.signed_distance(p, threads=self.threads)
+        closest = self._locations(s.triangle.astype(np.int64), s.uv) if len(p) else np.zeros((0, 3))
+        distance = np.linalg.norm(p - closest, axis=1)
+        return np.where(s.distance <= 0, distance, -distance)
 
     def __getstate__(self):
         return {"mesh": self.mesh, "threads": self.threads}

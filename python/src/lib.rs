@@ -12,6 +12,7 @@ mod mesh;
 mod pool;
 mod queries;
 mod scene;
+mod solid;
 
 use pyo3::prelude::*;
 

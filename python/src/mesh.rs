@@ -223,4 +223,41 @@ impl PyMesh {
     ) -> PyResult<Bound<'py, PyDict>> {
         queries::nearest_point(py, &*self.mesh, points, max_distance, strict, threads)
     }
+
+    /// Generalized winding numbers of points `(..., 3)`: float32, about 1 inside a closed
+    /// mesh and 0 outside.
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn winding_number<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::solid::winding_numbers(py, &self.mesh, points, strict, threads)
+    }
+
+    /// Whether each point is inside (winding number >= 0.5, or exactly on the surface).
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn contains<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::solid::contains(py, &self.mesh, points, strict, threads)
+    }
+
+    /// Signed distances (negative inside) with the nearest surface points.
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn signed_distance<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::solid::signed_distances(py, &self.mesh, points, strict, threads)
+    }
 }

@@ -135,3 +135,50 @@ def _seg2(q, a, b):
     s = np.clip(np.nan_to_num(s), 0, 1)
     x = a[None] + s[..., None] * ab[None] - q
     return np.einsum("rtk,rtk->rt", x, x)
+
+
+def winding_number(p, vertices, faces, chunk: int = 64):
+    """The generalized winding number of each point: the sum of the triangles' signed solid
+    angles over 4 pi (Van Oosterom and Strackee), in float64."""
+    out = np.zeros(len(p))
+    A, B, C = (vertices[faces[:, k]] for k in range(3))
+    for s in range(0, len(p), chunk):
+        q = p[s : s + chunk, None, :]
+        a, b, c = A[None] - q, B[None] - q, C[None] - q
+        la, lb, lc = (np.linalg.norm(x, axis=-1) for x in (a, b, c))
+        det = np.einsum("rtk,rtk->rt", a, np.cross(b, c))
+        den = (
+            la * lb * lc
+            + np.einsum("rtk,rtk->rt", a, b) * lc
+            + np.einsum("rtk,rtk->rt", b, c) * la
+            + np.einsum("rtk,rtk->rt", c, a) * lb
+        )
+        out[s : s + chunk] = (2 * np.arctan2(det, den)).sum(axis=1) / (4 * np.pi)
+    return out
+
+
+def icosphere(subdivisions: int = 2):
+    """A closed unit sphere, counter-clockwise seen from outside."""
+    t = (1 + 5**0.5) / 2
+    v = [[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t],
+         [0, -1, -t], [0, 1, -t], [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]]
+    f = [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4],
+         [11, 10, 2], [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8],
+         [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]]
+    v = [np.array(x, dtype=np.float64) / np.linalg.norm(x) for x in v]
+    for _ in range(subdivisions):
+        cache, nf = {}, []
+
+        def mid(i, j):
+            key = (min(i, j), max(i, j))
+            if key not in cache:
+                m = (v[i] + v[j]) / 2
+                v.append(m / np.linalg.norm(m))
+                cache[key] = len(v) - 1
+            return cache[key]
+
+        for a, b, c in f:
+            ab, bc, ca = mid(a, b), mid(b, c), mid(c, a)
+            nf += [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
+        f = nf
+    return np.array(v), np.array(f, dtype=np.int64)
