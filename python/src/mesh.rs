@@ -38,11 +38,9 @@ fn ray_query(o: &Opts) -> RayQuery {
 impl Target for Mesh {
     type Hit = Hit;
 
-    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<Hit>>, String> {
-        let mut out = vec![None; rays.len()];
-        self.closest_hit_batch(rays, &ray_query(o), &mut out)
-            .map_err(|e| e.to_string())?;
-        Ok(out)
+    fn closest_into(&self, rays: &[Ray], o: &Opts, out: &mut [Option<Hit>]) -> Result<(), String> {
+        self.closest_hit_batch(rays, &ray_query(o), out)
+            .map_err(|e| e.to_string())
     }
 
     fn rec(h: &Hit) -> Rec {

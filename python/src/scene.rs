@@ -60,11 +60,14 @@ fn rec(h: &SceneHit) -> Rec {
 impl Target for Scene {
     type Hit = SceneHit;
 
-    fn closest(&self, rays: &[Ray], o: &Opts) -> Result<Vec<Option<SceneHit>>, String> {
-        let mut out = vec![None; rays.len()];
-        self.closest_hit_batch(rays, &scene_query(o), &mut out)
-            .map_err(|e| e.to_string())?;
-        Ok(out)
+    fn closest_into(
+        &self,
+        rays: &[Ray],
+        o: &Opts,
+        out: &mut [Option<SceneHit>],
+    ) -> Result<(), String> {
+        self.closest_hit_batch(rays, &scene_query(o), out)
+            .map_err(|e| e.to_string())
     }
 
     fn rec(h: &SceneHit) -> Rec {
