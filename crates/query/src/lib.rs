@@ -8,5 +8,7 @@ pub mod mesh;
 mod par;
 pub mod scene;
 
-pub use mesh::{FrustumSelection, Hit, Mesh, MeshError, NearestPoint, RayQuery};
+pub use mesh::{
+    FrustumSelection, GridConfig, Hit, Mesh, MeshError, NearestPoint, RayQuery, SignedDistance,
+};
 pub use scene::{Scene, SceneHit, SceneQuery};

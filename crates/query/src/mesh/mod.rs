@@ -21,6 +21,7 @@ mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
+mod solid;
 mod tree;
 mod triangle_kernel;
 #[cfg(target_arch = "x86_64")]
@@ -37,6 +38,7 @@ pub use error::MeshError;
 pub use nearest::NearestPoint;
 pub use overlap::FrustumSelection;
 pub use ray::{Hit, RayQuery};
+pub use solid::{GridConfig, SignedDistance};
 pub(crate) use tree::with_tree;
 pub use tree::{MeshTree, NodeLayout};
 
@@ -84,6 +86,9 @@ pub struct Mesh {
     /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
     /// the fast one).
     layout: NodeLayout,
+    /// The far-field winding-number expansions, built at the first solid query and dropped
+    /// when the vertices move.
+    winding: std::sync::OnceLock<solid::WindingTree>,
 }
 
 impl Mesh {
@@ -151,6 +156,7 @@ impl Mesh {
             indices,
             vertex_count: n,
             layout: NodeLayout::Auto,
+            winding: std::sync::OnceLock::new(),
         })
     }
 
@@ -177,6 +183,7 @@ impl Mesh {
             });
         }
         check_positions(positions)?;
+        self.winding = std::sync::OnceLock::new();
         self.tris.fill(&self.indices, positions);
         let tris = &self.tris;
         if let (NodeLayout::Auto, MeshTree::Compact(c)) = (self.layout, &self.wide) {
@@ -288,6 +295,7 @@ impl Mesh {
         };
         self.wide = MeshTree::with_threshold(plain, layout, compact_from)?;
         self.layout = layout;
+        self.winding = std::sync::OnceLock::new();
         Ok(())
     }
 

@@ -1,0 +1,23 @@
+//! Solid queries on a [`Mesh`](super::Mesh): generalized winding number, inside/outside,
+//! signed distance, sampled on points (singly or in parallel batches) or on grids.
+
+mod angle;
+mod expansion;
+mod grid;
+mod signed;
+mod tree;
+mod winding;
+
+pub use grid::GridConfig;
+pub use signed::SignedDistance;
+pub(crate) use tree::WindingTree;
+
+use rayon::prelude::*;
+
+/// Points per rayon task: large enough to amortize scheduling, small enough to balance.
+const CHUNK: usize = 256;
+
+/// `answer(&inputs[i])` for every input, in parallel chunks of [`CHUNK`], in input order.
+pub(crate) fn par_map<I: Sync, T: Send>(inputs: &[I], answer: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    inputs.par_iter().with_min_len(CHUNK).map(&answer).collect()
+}

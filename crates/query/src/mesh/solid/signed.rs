@@ -1,0 +1,115 @@
+//! Inside/outside and signed distance of points to a [`Mesh`].
+
+use raypick_primitives::{Point3, Real};
+
+use super::par_map;
+use crate::Mesh;
+
+/// The signed distance of a point to a mesh, with the nearest surface point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignedDistance {
+    /// The distance to the nearest surface point: negative inside (winding number >= 0.5),
+    /// positive outside, exactly 0 on the surface.
+    pub distance: Real,
+    /// The nearest point on the surface.
+    pub point: Point3<Real>,
+    /// The original index of its triangle.
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second corner at `point`.
+    pub u: Real,
+    /// Barycentric weight of the third corner (the first corner's is `1 - u - v`).
+    pub v: Real,
+    /// The generalized winding number of the query point ([`Mesh::winding_number`]).
+    pub winding_number: Real,
+}
+
+impl SignedDistance {
+    /// True when `distance <= 0`: the query point is inside or on the surface. The same as
+    /// [`Mesh::contains`], except for points off the surface by less than f32 rounding,
+    /// whose distance rounds to 0 here.
+    #[must_use]
+    pub fn inside(&self) -> bool {
+        self.distance <= 0.0
+    }
+}
+
+impl Mesh {
+    /// True when `p` is inside the mesh: its winding number ([`Mesh::winding_number`]) is at
+    /// least 0.5, or `p` lies exactly on a triangle.
+    ///
+    /// Points on the surface count as inside (the solid is closed): a point whose f64
+    /// solid-angle triple product with a triangle it lies in is exactly zero, such as a
+    /// vertex or a point of an axis-aligned face, gets `true`. Points off the surface by
+    /// less than the f32 rounding of the coordinates may go either way. False for an empty
+    /// mesh or a non-finite `p`. On an open mesh it answers for the surface's generalized
+    /// winding number (a half sphere holds the points on the inner side of its rim plane
+    /// where more than half the view is of its back).
+    #[must_use]
+    pub fn contains(&self, p: Point3<Real>) -> bool {
+        let w = self.winding(p);
+        w.on_surface || w.value >= 0.5
+    }
+
+    /// The signed distance of `p` to the surface: the exact distance to the nearest point
+    /// ([`Mesh::nearest_point`]), negative when [`Mesh::contains`] is true, 0 on the
+    /// surface. `None` only for an empty mesh or a non-finite `p`.
+    ///
+    /// ```
+    /// use raypick_query::Mesh;
+    /// use raypick_primitives::Point3;
+    ///
+    /// let mesh = Mesh::new(
+    ///     vec![
+    ///         Point3::new(0.0, 0.0, 0.0),
+    ///         Point3::new(1.0, 0.0, 0.0),
+    ///         Point3::new(0.0, 1.0, 0.0),
+    ///         Point3::new(0.0, 0.0, 1.0),
+    ///     ],
+    ///     vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+    /// )
+    /// .unwrap();
+    /// let inside = mesh.signed_distance(Point3::new(0.1, 0.2, 0.2)).unwrap();
+    /// assert_eq!(inside.distance, -0.1);
+    /// assert_eq!(inside.point, Point3::new(0.0, 0.2, 0.2));
+    /// let outside = mesh.signed_distance(Point3::new(-2.0, 0.5, 0.25)).unwrap();
+    /// assert_eq!(outside.distance, 2.0);
+    /// assert!(outside.winding_number.abs() < 1e-5);
+    /// ```
+    #[must_use]
+    pub fn signed_distance(&self, p: Point3<Real>) -> Option<SignedDistance> {
+        let near = self.nearest_point(&p, Real::INFINITY)?;
+        let w = self.winding(p);
+        let inside = w.on_surface || w.value >= 0.5;
+        let distance = if near.distance == 0.0 {
+            0.0
+        } else if inside {
+            -near.distance
+        } else {
+            near.distance
+        };
+        Some(SignedDistance {
+            distance,
+            point: near.point,
+            triangle: near.triangle,
+            u: near.u,
+            v: near.v,
+            winding_number: w.value as Real,
+        })
+    }
+
+    /// [`Mesh::contains`] for every point, in parallel with rayon; each answer is exactly
+    /// the single-point one.
+    #[must_use]
+    pub fn contains_points(&self, points: &[Point3<Real>]) -> Vec<bool> {
+        self.winding_tree();
+        par_map(points, |p| self.contains(*p))
+    }
+
+    /// [`Mesh::signed_distance`] for every point, in parallel with rayon; each answer is
+    /// exactly the single-point one.
+    #[must_use]
+    pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SignedDistance>> {
+        self.winding_tree();
+        par_map(points, |p| self.signed_distance(*p))
+    }
+}

@@ -1,0 +1,99 @@
+//! The generalized winding number of a point with respect to a [`Mesh`] (Jacobson et al.
+//! 2013): the sum of the triangles' signed solid angles, divided by 4π.
+
+use raypick_primitives::{Point3, Real};
+
+use super::angle::{solid_angle, v64};
+use super::WindingTree;
+use crate::Mesh;
+
+/// The winding number with its on-surface flag.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Winding {
+    pub(crate) value: f64,
+    /// True when the point lies exactly on a triangle (see `angle::solid_angle`).
+    pub(crate) on_surface: bool,
+}
+
+impl Mesh {
+    /// The generalized winding number of `p` (Jacobson et al. 2013): the signed solid angle
+    /// of the whole surface seen from `p`, divided by 4π.
+    ///
+    /// On a closed mesh whose triangles wind counter-clockwise seen from outside, it is 1
+    /// inside, 0 outside (k inside k nested shells, negative for inverted ones); on a mesh
+    /// with holes, flipped patches or overlaps it varies smoothly in between, so
+    /// `>= 0.5` stays a good inside test. A point on the surface gets about 0.5 (exactly
+    /// 0.5 in exact arithmetic inside a face of a closed mesh). 0 for an empty mesh;
+    /// NaN for a non-finite `p`.
+    ///
+    /// Accuracy: within 1e-3 of the exact sum (absolute; measured at most 4.1e-4 on
+    /// spheres, a torus, a cube, the bunny, planes and a half sphere). Triangles near `p`
+    /// are summed exactly (their solid angles in f64); a cluster of triangles whose
+    /// bounding ball is more than 3 of its radii away is replaced by a second-order
+    /// multipole expansion of its winding number (Barill et al. 2018, "Fast winding
+    /// numbers for soups and clouds"), kept per slot of the mesh's tree. The expansions
+    /// are built at the first solid query (a pass over the triangles and nodes) and
+    /// rebuilt after [`Mesh::update_positions`]. On a closed mesh the error never decides
+    /// a sign: the value is within 1e-3 of 0 or 1 away from the surface.
+    ///
+    /// ```
+    /// use raypick_query::Mesh;
+    /// use raypick_primitives::Point3;
+    ///
+    /// // A tetrahedron, counter-clockwise seen from outside.
+    /// let mesh = Mesh::new(
+    ///     vec![
+    ///         Point3::new(0.0, 0.0, 0.0),
+    ///         Point3::new(1.0, 0.0, 0.0),
+    ///         Point3::new(0.0, 1.0, 0.0),
+    ///         Point3::new(0.0, 0.0, 1.0),
+    ///     ],
+    ///     vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+    /// )
+    /// .unwrap();
+    /// assert!((mesh.winding_number(Point3::new(0.1, 0.1, 0.1)) - 1.0).abs() < 1e-5);
+    /// assert!(mesh.winding_number(Point3::new(1.0, 1.0, 1.0)).abs() < 1e-5);
+    /// ```
+    #[must_use]
+    pub fn winding_number(&self, p: Point3<Real>) -> Real {
+        self.winding(p).value as Real
+    }
+
+    /// The winding number of `p` and whether `p` lies exactly on a triangle.
+    pub(crate) fn winding(&self, p: Point3<Real>) -> Winding {
+        if !p.iter().all(|c| c.is_finite()) {
+            return Winding {
+                value: f64::NAN,
+                on_surface: false,
+            };
+        }
+        self.winding_tree().winding(self, p)
+    }
+
+    /// The far-field expansions, built on first use.
+    pub(crate) fn winding_tree(&self) -> &WindingTree {
+        self.winding.get_or_init(|| WindingTree::build(self))
+    }
+
+    /// The winding number summed over every triangle, in f64 (what the expansions
+    /// approximate).
+    #[allow(dead_code)]
+    pub(crate) fn winding_exact(&self, p: Point3<Real>) -> Winding {
+        let q = v64(&p);
+        let mut value = 0.0;
+        let mut on_surface = false;
+        for [a, b, c] in self.leaf_triangles() {
+            let (w, on) = solid_angle(q, v64(&a), v64(&b), v64(&c));
+            value += w;
+            on_surface |= on;
+        }
+        Winding { value, on_surface }
+    }
+
+    /// [`Mesh::winding_number`] for every point, in parallel with rayon; each answer is
+    /// exactly the single-point one.
+    #[must_use]
+    pub fn winding_numbers(&self, points: &[Point3<Real>]) -> Vec<Real> {
+        super::par_map(points, |p| self.winding_number(*p))
+    }
+}

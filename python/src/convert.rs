@@ -1,0 +1,169 @@
+//! numpy arrays in: float32 or float64, any memory order, shape `(..., K)`, read in place.
+//!
+//! float64 values are rounded to the nearest float32 as they are read (the queries run in
+//! float32); a value beyond float32's range becomes infinite and is then reported as not
+//! finite. Outputs are built in Rust vectors and handed to numpy without a copy.
+
+use numpy::ndarray::{ArrayViewD, Axis};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use raypick::primitives::{Point3, Ray, Vector3};
+
+use crate::RaypickError;
+
+/// A float array argument, borrowed read-only from numpy.
+pub enum FloatArg<'py> {
+    /// float32 data.
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    /// float64 data, rounded to float32 when read.
+    F64(PyReadonlyArrayDyn<'py, f64>),
+}
+
+/// A view of a [`FloatArg`] that can cross into a thread without the GIL.
+pub enum Floats<'a> {
+    /// float32 data.
+    F32(ArrayViewD<'a, f32>),
+    /// float64 data.
+    F64(ArrayViewD<'a, f64>),
+}
+
+impl<'py> FloatArg<'py> {
+    /// Borrows `ob` as a float32 or float64 array whose last axis has length `k`.
+    pub fn extract(ob: &Bound<'py, PyAny>, name: &str, k: usize) -> PyResult<Self> {
+        let arg = if let Ok(a) = ob.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+            FloatArg::F32(a)
+        } else if let Ok(a) = ob.extract::<PyReadonlyArrayDyn<'py, f64>>() {
+            FloatArg::F64(a)
+        } else {
+            return Err(RaypickError::new_err(format!(
+                "{name} must be a float32 or float64 numpy array"
+            )));
+        };
+        let shape = arg.shape();
+        if shape.last() != Some(&k) {
+            return Err(RaypickError::new_err(format!(
+                "{name} must have shape (..., {k}), got {shape:?}"
+            )));
+        }
+        Ok(arg)
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        match self {
+            FloatArg::F32(a) => a.shape().to_vec(),
+            FloatArg::F64(a) => a.shape().to_vec(),
+        }
+    }
+
+    /// A view for use without the GIL.
+    pub fn view(&self) -> Floats<'_> {
+        match self {
+            FloatArg::F32(a) => Floats::F32(a.as_array()),
+            FloatArg::F64(a) => Floats::F64(a.as_array()),
+        }
+    }
+}
+
+fn rows_of<T: Copy, const K: usize>(a: &ArrayViewD<'_, T>, f: impl Fn(T) -> f32) -> Vec<[f32; K]> {
+    if let Some(s) = a.as_slice() {
+        return s
+            .chunks_exact(K)
+            .map(|c| std::array::from_fn(|i| f(c[i])))
+            .collect();
+    }
+    let last = Axis(a.ndim() - 1);
+    a.lanes(last)
+        .into_iter()
+        .map(|l| std::array::from_fn(|i| f(l[i])))
+        .collect()
+}
+
+impl Floats<'_> {
+    /// The rows in logical (C) order, rounded to float32.
+    pub fn rows<const K: usize>(&self) -> Vec<[f32; K]> {
+        match self {
+            Floats::F32(a) => rows_of(a, |x| x),
+            Floats::F64(a) => rows_of(a, |x| x as f32),
+        }
+    }
+}
+
+fn finite<const K: usize>(r: &[f32; K]) -> bool {
+    r.iter().all(|x| x.is_finite())
+}
+
+/// Points, each checked finite when `strict` (the error names the first bad one); otherwise
+/// a non-finite point is passed on, and the queries find nothing for it.
+pub fn points(v: &Floats<'_>, what: &str, strict: bool) -> Result<Vec<Point3<f32>>, String> {
+    v.rows::<3>()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if !strict || finite(&r) {
+                Ok(Point3::from(r))
+            } else {
+                Err(format!("{what} {i} is not finite: {r:?}"))
+            }
+        })
+        .collect()
+}
+
+/// Rays from `(..., 6)` rows or from origins and directions of the same shape. When
+/// `strict`, each ray must have a finite origin and a finite, non-zero direction (the error
+/// names the ray); otherwise such rays are passed on, and the queries report them as misses.
+pub fn rays(
+    origins: &Floats<'_>,
+    directions: Option<&Floats<'_>>,
+    strict: bool,
+) -> Result<Vec<Ray>, String> {
+    let pairs: Vec<([f32; 3], [f32; 3])> = match directions {
+        None => origins
+            .rows::<6>()
+            .into_iter()
+            .map(|r| ([r[0], r[1], r[2]], [r[3], r[4], r[5]]))
+            .collect(),
+        Some(d) => {
+            let (o, d) = (origins.rows::<3>(), d.rows::<3>());
+            if o.len() != d.len() {
+                return Err(format!(
+                    "{} ray origins but {} directions",
+                    o.len(),
+                    d.len()
+                ));
+            }
+            o.into_iter().zip(d).collect()
+        }
+    };
+    if !strict {
+        return Ok(pairs
+            .into_iter()
+            .map(|(o, d)| Ray::new(Point3::from(o), Vector3::from(d)))
+            .collect());
+    }
+    pairs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (o, d))| {
+            if !finite(&o) {
+                Err(format!("ray {i}: origin {o:?} is not finite"))
+            } else if !finite(&d) {
+                Err(format!("ray {i}: direction {d:?} is not finite"))
+            } else if d == [0.0; 3] {
+                Err(format!("ray {i}: direction is zero"))
+            } else {
+                Ok(Ray::new(Point3::from(o), Vector3::from(d)))
+            }
+        })
+        .collect()
+}
+
+/// A flat vector as a 1-D numpy array (no copy).
+pub fn arr1<T: numpy::Element>(py: Python<'_>, v: Vec<T>) -> Bound<'_, PyArray1<T>> {
+    PyArray1::from_vec(py, v)
+}
+
+/// A flat vector of `k`-rows as an `(n, k)` numpy array (no copy).
+pub fn arr2<T: numpy::Element>(py: Python<'_>, v: Vec<T>, k: usize) -> PyResult<Bound<'_, PyAny>> {
+    let n = v.len() / k;
+    Ok(PyArray1::from_vec(py, v).reshape([n, k])?.into_any())
+}

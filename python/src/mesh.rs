@@ -1,0 +1,261 @@
+//! `raypick.Mesh`: one triangle mesh with its BVH.
+
+use std::sync::Arc;
+
+use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+use raypick::primitives::{Point3, Ray};
+use raypick::query::{Hit, Mesh, RayQuery};
+
+use crate::convert::FloatArg;
+use crate::queries::{self, Near, Opts, Rec, Target};
+use crate::{pool, RaypickError};
+
+/// A triangle mesh with its BVH (immutable; share it between scenes and threads freely).
+#[pyclass(name = "Mesh", module = "raypick._raypick", frozen)]
+pub struct PyMesh {
+    pub(crate) mesh: Arc<Mesh>,
+}
+
+pub(crate) fn rec(h: &Hit, instance: u32) -> Rec {
+    Rec {
+        t: h.t,
+        instance,
+        triangle: h.triangle,
+        uv: [h.u, h.v],
+        point: h.point.into(),
+        normal: (*h.normal).into(),
+        front_face: h.front_face,
+    }
+}
+
+fn ray_query(o: &Opts) -> RayQuery {
+    RayQuery::new(o.t_min, o.t_max).with_cull(o.cull)
+}
+
+impl Target for Mesh {
+    type Hit = Hit;
+
+    fn closest_into(&self, rays: &[Ray], o: &Opts, out: &mut [Option<Hit>]) -> Result<(), String> {
+        self.closest_hit_batch(rays, &ray_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
+    fn rec(h: &Hit) -> Rec {
+        rec(h, 0)
+    }
+
+    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {
+        let mut out = vec![false; rays.len()];
+        self.any_hit_batch(rays, &ray_query(o), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>) {
+        out.clear();
+        out.extend(self.all_hits(ray, &ray_query(o)).iter().map(|h| rec(h, 0)));
+    }
+
+    fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
+        Ok(p.par_iter()
+            .with_min_len(64)
+            .map(|p| {
+                self.nearest_point(p, max_distance).map(|n| Near {
+                    instance: 0,
+                    triangle: n.triangle,
+                    uv: [n.u, n.v],
+                    point: n.point.into(),
+                    distance: n.distance,
+                })
+            })
+            .collect())
+    }
+}
+
+/// Reads `(M, 3)` int64 faces, naming the first negative or too large index.
+fn faces(f: &PyReadonlyArrayDyn<'_, i64>) -> PyResult<Vec<[u32; 3]>> {
+    let shape = f.shape();
+    if shape.len() != 2 || shape[1] != 3 {
+        return Err(RaypickError::new_err(format!(
+            "faces must have shape (M, 3), got {shape:?}"
+        )));
+    }
+    let a = f.as_array();
+    let mut out = Vec::with_capacity(shape[0]);
+    for (i, row) in a.outer_iter().enumerate() {
+        let mut tri = [0u32; 3];
+        for (c, &x) in row.iter().enumerate() {
+            tri[c] = u32::try_from(x).map_err(|_| {
+                RaypickError::new_err(format!(
+                    "face {i}: vertex index {x} (corner {c}) is out of range"
+                ))
+            })?;
+        }
+        out.push(tri);
+    }
+    Ok(out)
+}
+
+#[pymethods]
+impl PyMesh {
+    /// Builds a mesh from `vertices` `(..., 3)` (float32 or float64) and `faces` `(M, 3)`
+    /// (int64 vertex indices).
+    #[new]
+    #[pyo3(signature = (vertices, faces, threads=None))]
+    fn new(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: PyReadonlyArrayDyn<'_, i64>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let va = FloatArg::extract(vertices, "vertices", 3)?;
+        let vv = va.view();
+        let tris = self::faces(&faces)?;
+        let mesh = pool::run(py, threads, || {
+            let positions: Vec<Point3<f32>> =
+                vv.rows::<3>().into_iter().map(Point3::from).collect();
+            Mesh::new(positions, tris).map_err(|e| e.to_string())
+        })?;
+        Ok(Self {
+            mesh: Arc::new(mesh),
+        })
+    }
+
+    /// The number of triangles.
+    #[getter]
+    fn triangle_count(&self) -> usize {
+        self.mesh.len()
+    }
+
+    /// The number of vertices.
+    #[getter]
+    fn vertex_count(&self) -> usize {
+        self.mesh.vertex_count()
+    }
+
+    /// The bounding box as `((min x, y, z), (max x, y, z))`.
+    #[getter]
+    fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        let b = self.mesh.bounds();
+        (b.min.into(), b.max.into())
+    }
+
+    fn __len__(&self) -> usize {
+        self.mesh.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Mesh({} triangles, {} vertices)",
+            self.mesh.len(),
+            self.mesh.vertex_count()
+        )
+    }
+
+    /// Closest hits, one row per ray (see the package's `Mesh.closest_hit`).
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn closest_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
+        queries::closest_hit(py, &*self.mesh, origins, directions, o, threads)
+    }
+
+    /// Whether each ray hits anything.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn any_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
+        queries::any_hit(py, &*self.mesh, origins, directions, o, threads)
+    }
+
+    /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn all_hits<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
+        queries::all_hits(py, &*self.mesh, origins, directions, o, threads)
+    }
+
+    /// The nearest surface point to each point within `max_distance`.
+    #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
+    fn nearest_point<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        max_distance: f32,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        queries::nearest_point(py, &*self.mesh, points, max_distance, strict, threads)
+    }
+
+    /// Generalized winding numbers of points `(..., 3)`: float32, about 1 inside a closed
+    /// mesh and 0 outside.
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn winding_number<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::solid::winding_numbers(py, &self.mesh, points, strict, threads)
+    }
+
+    /// Whether each point is inside (winding number >= 0.5, or exactly on the surface).
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn contains<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::solid::contains(py, &self.mesh, points, strict, threads)
+    }
+
+    /// Signed distances (negative inside) with the nearest surface points.
+    #[pyo3(signature = (points, strict=true, threads=None))]
+    fn signed_distance<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::solid::signed_distances(py, &self.mesh, points, strict, threads)
+    }
+}

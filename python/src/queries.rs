@@ -1,0 +1,383 @@
+//! The batch queries shared by `Mesh` and `Scene`: rays and points in, columns out.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+use raypick::primitives::{Cull, Point3, Ray};
+
+use crate::convert::{arr1, arr2, points, rays, FloatArg};
+use crate::pool;
+use crate::RaypickError;
+
+/// The id reported for "no instance" or "no triangle" (open3d's invalid id).
+pub const INVALID: u32 = u32::MAX;
+
+/// One ray hit, whatever it hit.
+#[derive(Clone, Copy, Debug)]
+pub struct Rec {
+    pub t: f32,
+    pub instance: u32,
+    pub triangle: u32,
+    pub uv: [f32; 2],
+    pub point: [f32; 3],
+    pub normal: [f32; 3],
+    pub front_face: bool,
+}
+
+/// One nearest point.
+#[derive(Clone, Copy, Debug)]
+pub struct Near {
+    pub instance: u32,
+    pub triangle: u32,
+    pub uv: [f32; 2],
+    pub point: [f32; 3],
+    pub distance: f32,
+}
+
+/// The interval, culling and mask of a query, as given from Python.
+#[derive(Clone, Copy, Debug)]
+pub struct Opts {
+    pub t_min: f32,
+    pub t_max: f32,
+    pub cull: Cull,
+    pub mask: u32,
+    /// Raise on a non-finite or zero-direction ray (true) or report it as a miss (false).
+    pub strict: bool,
+}
+
+impl Opts {
+    pub fn new(t_min: f32, t_max: f32, cull: &str, mask: u32, strict: bool) -> PyResult<Self> {
+        let cull = match cull {
+            "none" => Cull::None,
+            "back" => Cull::Back,
+            "front" => Cull::Front,
+            other => {
+                return Err(RaypickError::new_err(format!(
+                    "cull must be 'none', 'back' or 'front', got {other:?}"
+                )))
+            }
+        };
+        Ok(Self {
+            t_min,
+            t_max,
+            cull,
+            mask,
+            strict,
+        })
+    }
+}
+
+/// A mesh or a scene, queried in batches on the current rayon pool.
+pub trait Target: Sync {
+    /// The library's hit type, turned into a [`Rec`] as the columns are filled.
+    type Hit: Send + Sync + Clone;
+    /// The closest hits of `rays` into `out` (of the same length).
+    fn closest_into(
+        &self,
+        rays: &[Ray],
+        o: &Opts,
+        out: &mut [Option<Self::Hit>],
+    ) -> Result<(), String>;
+    fn rec(h: &Self::Hit) -> Rec;
+    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String>;
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>);
+    fn nearest(
+        &self,
+        points: &[Point3<f32>],
+        max_distance: f32,
+    ) -> Result<Vec<Option<Near>>, String>;
+}
+
+/// Rays per parallel task of a closest-hit batch: each task queries its rays into a buffer
+/// of its own and writes their columns. Small enough (about 60 KB of hits) for the buffer
+/// to come from the allocator's heap rather than fresh zeroed pages: one buffer of the
+/// whole batch's hits cost about a third of the time of a batch on the bunny.
+const FILL_CHUNK: usize = 1024;
+
+/// One task's share of every column.
+struct ColumnChunk<'a> {
+    t: &'a mut [f32],
+    hit: &'a mut [bool],
+    instance: &'a mut [u32],
+    triangle: &'a mut [u32],
+    uv: &'a mut [f32],
+    point: &'a mut [f32],
+    normal: &'a mut [f32],
+    front_face: &'a mut [bool],
+}
+
+impl ColumnChunk<'_> {
+    fn set(&mut self, i: usize, r: Option<Rec>) {
+        self.hit[i] = r.is_some();
+        let r = r.unwrap_or(MISS);
+        self.t[i] = r.t;
+        self.instance[i] = r.instance;
+        self.triangle[i] = r.triangle;
+        self.uv[2 * i..2 * i + 2].copy_from_slice(&r.uv);
+        self.point[3 * i..3 * i + 3].copy_from_slice(&r.point);
+        self.normal[3 * i..3 * i + 3].copy_from_slice(&r.normal);
+        self.front_face[i] = r.front_face;
+    }
+}
+
+/// What a miss reports.
+const MISS: Rec = Rec {
+    t: f32::INFINITY,
+    instance: INVALID,
+    triangle: INVALID,
+    uv: [0.0; 2],
+    point: [f32::NAN; 3],
+    normal: [0.0; 3],
+    front_face: false,
+};
+
+#[derive(Default)]
+struct Columns {
+    t: Vec<f32>,
+    hit: Vec<bool>,
+    instance: Vec<u32>,
+    triangle: Vec<u32>,
+    uv: Vec<f32>,
+    point: Vec<f32>,
+    normal: Vec<f32>,
+    front_face: Vec<bool>,
+}
+
+impl Columns {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            t: Vec::with_capacity(n),
+            hit: Vec::with_capacity(n),
+            instance: Vec::with_capacity(n),
+            triangle: Vec::with_capacity(n),
+            uv: Vec::with_capacity(2 * n),
+            point: Vec::with_capacity(3 * n),
+            normal: Vec::with_capacity(3 * n),
+            front_face: Vec::with_capacity(n),
+        }
+    }
+
+    /// The closest hits of `rays` as columns, in parallel chunks.
+    fn closest<T: Target>(target: &T, rays: &[Ray], o: &Opts) -> Result<Self, String> {
+        let n = rays.len();
+        let mut c = Self {
+            t: vec![0.0; n],
+            hit: vec![false; n],
+            instance: vec![0; n],
+            triangle: vec![0; n],
+            uv: vec![0.0; 2 * n],
+            point: vec![0.0; 3 * n],
+            normal: vec![0.0; 3 * n],
+            front_face: vec![false; n],
+        };
+        let chunks: Vec<ColumnChunk<'_>> =
+            c.t.chunks_mut(FILL_CHUNK)
+                .zip(c.hit.chunks_mut(FILL_CHUNK))
+                .zip(c.instance.chunks_mut(FILL_CHUNK))
+                .zip(c.triangle.chunks_mut(FILL_CHUNK))
+                .zip(c.uv.chunks_mut(2 * FILL_CHUNK))
+                .zip(c.point.chunks_mut(3 * FILL_CHUNK))
+                .zip(c.normal.chunks_mut(3 * FILL_CHUNK))
+                .zip(c.front_face.chunks_mut(FILL_CHUNK))
+                .map(
+                    |(((((((t, hit), instance), triangle), uv), point), normal), front_face)| {
+                        ColumnChunk {
+                            t,
+                            hit,
+                            instance,
+                            triangle,
+                            uv,
+                            point,
+                            normal,
+                            front_face,
+                        }
+                    },
+                )
+                .collect();
+        rays.par_chunks(FILL_CHUNK)
+            .zip(chunks)
+            .try_for_each(|(rays, mut out)| {
+                let mut hits = vec![None; rays.len()];
+                target.closest_into(rays, o, &mut hits)?;
+                for (i, h) in hits.iter().enumerate() {
+                    out.set(i, h.as_ref().map(T::rec));
+                }
+                Ok::<(), String>(())
+            })?;
+        Ok(c)
+    }
+
+    /// Appends a hit (all-hits rows are all hits).
+    fn push(&mut self, r: &Rec) {
+        self.t.push(r.t);
+        self.hit.push(true);
+        self.instance.push(r.instance);
+        self.triangle.push(r.triangle);
+        self.uv.extend_from_slice(&r.uv);
+        self.point.extend_from_slice(&r.point);
+        self.normal.extend_from_slice(&r.normal);
+        self.front_face.push(r.front_face);
+    }
+
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("t", arr1(py, self.t))?;
+        d.set_item("hit", arr1(py, self.hit))?;
+        d.set_item("instance", arr1(py, self.instance))?;
+        d.set_item("triangle", arr1(py, self.triangle))?;
+        d.set_item("uv", arr2(py, self.uv, 2)?)?;
+        d.set_item("point", arr2(py, self.point, 3)?)?;
+        d.set_item("normal", arr2(py, self.normal, 3)?)?;
+        d.set_item("front_face", arr1(py, self.front_face))?;
+        Ok(d)
+    }
+}
+
+fn ray_args<'py>(
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(FloatArg<'py>, Option<FloatArg<'py>>)> {
+    Ok(match directions {
+        None => (FloatArg::extract(origins, "rays", 6)?, None),
+        Some(d) => (
+            FloatArg::extract(origins, "origins", 3)?,
+            Some(FloatArg::extract(d, "directions", 3)?),
+        ),
+    })
+}
+
+/// Closest hits: a dict of columns, one row per ray.
+pub fn closest_hit<'py, T: Target>(
+    py: Python<'py>,
+    target: &T,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    o: Opts,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (oa, da) = ray_args(origins, directions)?;
+    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
+    let cols = pool::run(py, threads, || {
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
+        Columns::closest(target, &rays, &o)
+    })?;
+    cols.into_dict(py)
+}
+
+/// Any hit: a bool per ray.
+pub fn any_hit<'py, T: Target>(
+    py: Python<'py>,
+    target: &T,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    o: Opts,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (oa, da) = ray_args(origins, directions)?;
+    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
+    let hits = pool::run(py, threads, || {
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
+        target.any(&rays, &o)
+    })?;
+    Ok(arr1(py, hits).into_any())
+}
+
+/// Rays per parallel task of [`all_hits`].
+const ALL_CHUNK: usize = 256;
+
+/// Every crossing of every ray: flat columns sorted by ray, then by `t`, plus `ray`, the
+/// ray index of each hit.
+pub fn all_hits<'py, T: Target>(
+    py: Python<'py>,
+    target: &T,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    o: Opts,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (oa, da) = ray_args(origins, directions)?;
+    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
+    let (cols, ray_index) = pool::run(py, threads, || {
+        let rays = rays(&ov, dv.as_ref(), o.strict)?;
+        let chunks: Vec<(Vec<Rec>, Vec<u64>)> = rays
+            .par_chunks(ALL_CHUNK)
+            .enumerate()
+            .map(|(c, rays)| {
+                let (mut recs, mut idx, mut one) = (Vec::new(), Vec::new(), Vec::new());
+                for (i, ray) in rays.iter().enumerate() {
+                    target.all_into(ray, &o, &mut one);
+                    recs.extend_from_slice(&one);
+                    idx.resize(recs.len(), (c * ALL_CHUNK + i) as u64);
+                }
+                (recs, idx)
+            })
+            .collect();
+        let n = chunks.iter().map(|c| c.0.len()).sum();
+        let mut cols = Columns::with_capacity(n);
+        let mut ray_index = Vec::with_capacity(n);
+        for (recs, idx) in chunks {
+            for r in &recs {
+                cols.push(r);
+            }
+            ray_index.extend_from_slice(&idx);
+        }
+        Ok((cols, ray_index))
+    })?;
+    let d = cols.into_dict(py)?;
+    d.set_item("ray", arr1(py, ray_index))?;
+    Ok(d)
+}
+
+/// Nearest points: one row per query point.
+pub fn nearest_point<'py, T: Target>(
+    py: Python<'py>,
+    target: &T,
+    pts: &Bound<'py, PyAny>,
+    max_distance: f32,
+    strict: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pa = FloatArg::extract(pts, "points", 3)?;
+    let pv = pa.view();
+    let found = pool::run(py, threads, || {
+        let p = points(&pv, "point", strict)?;
+        target.nearest(&p, max_distance)
+    })?;
+    let n = found.len();
+    let (mut point, mut distance, mut instance, mut triangle, mut uv, mut hit) = (
+        Vec::with_capacity(3 * n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(2 * n),
+        Vec::with_capacity(n),
+    );
+    for f in found {
+        match f {
+            Some(f) => {
+                point.extend_from_slice(&f.point);
+                distance.push(f.distance);
+                instance.push(f.instance);
+                triangle.push(f.triangle);
+                uv.extend_from_slice(&f.uv);
+                hit.push(true);
+            }
+            None => {
+                point.extend_from_slice(&[f32::NAN; 3]);
+                distance.push(f32::INFINITY);
+                instance.push(INVALID);
+                triangle.push(INVALID);
+                uv.extend_from_slice(&[0.0; 2]);
+                hit.push(false);
+            }
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("point", arr2(py, point, 3)?)?;
+    d.set_item("distance", arr1(py, distance))?;
+    d.set_item("instance", arr1(py, instance))?;
+    d.set_item("triangle", arr1(py, triangle))?;
+    d.set_item("uv", arr2(py, uv, 2)?)?;
+    d.set_item("found", arr1(py, hit))?;
+    Ok(d)
+}

@@ -1,0 +1,467 @@
+//! `raypick.Scene`: meshes instanced under 4x4 transforms.
+
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard};
+
+use numpy::PyReadonlyArrayDyn;
+use numpy::PyUntypedArrayMethods;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use raypick::io::Matrix4;
+use raypick::primitives::{Point3, Ray};
+use raypick::query::camera::ScreenRect;
+use raypick::query::scene::{
+    InstanceId, MeshId, PickOptions, SelectMode, SelectOptions, VisibleSampling,
+};
+use raypick::query::{Scene, SceneHit, SceneQuery};
+
+use crate::camera::{viewport, PyCamera};
+use crate::convert::arr1;
+use crate::mesh::PyMesh;
+use crate::queries::{self, Near, Opts, Rec, Target, INVALID};
+use crate::RaypickError;
+
+/// A scene's objects and the ids Python sees for them.
+pub(crate) struct Inner {
+    pub scene: Scene,
+    pub meshes: Vec<MeshId>,
+    /// Live instances by the id reported in hits (`InstanceId::index`).
+    pub instances: HashMap<u32, InstanceId>,
+}
+
+/// Meshes and their instances under 4x4 transforms, with a top-level BVH.
+///
+/// Queries run under a read lock; edits need the scene to be free, and raise while a
+/// query on another thread is running.
+#[pyclass(name = "Scene", module = "raypick._raypick", frozen)]
+pub struct PyScene {
+    pub(crate) inner: RwLock<Inner>,
+}
+
+fn scene_query(o: &Opts) -> SceneQuery<'static> {
+    SceneQuery::new(o.t_min, o.t_max)
+        .with_cull(o.cull)
+        .with_mask(o.mask)
+}
+
+fn rec(h: &SceneHit) -> Rec {
+    let (u, v) = h.barycentrics().unwrap_or((0.0, 0.0));
+    Rec {
+        t: h.t,
+        instance: h.instance.index(),
+        triangle: h.triangle().unwrap_or(INVALID),
+        uv: [u, v],
+        point: h.point.into(),
+        normal: (*h.normal).into(),
+        front_face: h.front_face,
+    }
+}
+
+impl Target for Scene {
+    type Hit = SceneHit;
+
+    fn closest_into(
+        &self,
+        rays: &[Ray],
+        o: &Opts,
+        out: &mut [Option<SceneHit>],
+    ) -> Result<(), String> {
+        self.closest_hit_batch(rays, &scene_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
+    fn rec(h: &SceneHit) -> Rec {
+        rec(h)
+    }
+
+    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {
+        let mut out = vec![false; rays.len()];
+        self.any_hit_batch(rays, &scene_query(o), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>) {
+        out.clear();
+        out.extend(self.all_hits(ray, &scene_query(o)).iter().map(rec));
+    }
+
+    fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
+        let mut out = vec![None; p.len()];
+        self.nearest_point_batch(p, max_distance, &SceneQuery::default(), &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out
+            .iter()
+            .map(|n| {
+                n.as_ref().map(|n| {
+                    let (triangle, uv) = match n.geometry {
+                        raypick::query::scene::HitGeometry::Triangle { triangle, u, v, .. } => {
+                            (triangle, [u, v])
+                        }
+                        raypick::query::scene::HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
+                    };
+                    Near {
+                        instance: n.instance.index(),
+                        triangle,
+                        uv,
+                        point: n.point.into(),
+                        distance: n.distance,
+                    }
+                })
+            })
+            .collect())
+    }
+}
+
+fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f32>> {
+    let Some(t) = t else {
+        return Ok(Matrix4::identity());
+    };
+    if t.shape() != [4, 4] {
+        return Err(RaypickError::new_err(format!(
+            "transform must have shape (4, 4), got {:?}",
+            t.shape()
+        )));
+    }
+    let a = t.as_array();
+    Ok(Matrix4::from_fn(|r, c| a[[r, c]] as f32))
+}
+
+impl PyScene {
+    pub(crate) fn from_inner(inner: Inner) -> Self {
+        Self {
+            inner: RwLock::new(inner),
+        }
+    }
+
+    /// The scene for a query, its top-level tree brought up to date when nothing else
+    /// holds it.
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        if let Ok(mut w) = self.inner.try_write() {
+            w.scene.update();
+        }
+        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn edit<T>(&self, f: impl FnOnce(&mut Inner) -> PyResult<T>) -> PyResult<T> {
+        let mut w = self.inner.try_write().map_err(|_| {
+            RaypickError::new_err("the scene is being queried on another thread; edit it after")
+        })?;
+        f(&mut w)
+    }
+}
+
+#[pymethods]
+impl PyScene {
+    /// An empty scene.
+    #[new]
+    fn new() -> Self {
+        Self::from_inner(Inner {
+            scene: Scene::new(),
+            meshes: Vec::new(),
+            instances: HashMap::new(),
+        })
+    }
+
+    /// Adds a mesh (shared, not copied) and returns its mesh id.
+    fn add_mesh(&self, mesh: &PyMesh) -> PyResult<u32> {
+        self.edit(|s| {
+            let id = s.scene.add_shared_mesh(mesh.mesh.clone());
+            s.meshes.push(id);
+            Ok(id.index())
+        })
+    }
+
+    /// Adds an instance of mesh `mesh_id` under the 4x4 object-to-world `transform`
+    /// (identity when omitted) and returns its instance id.
+    #[pyo3(signature = (mesh_id, transform=None))]
+    fn add_instance(
+        &self,
+        mesh_id: u32,
+        transform: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<u32> {
+        let m = matrix(transform)?;
+        self.edit(|s| {
+            let mesh = *s.meshes.get(mesh_id as usize).ok_or_else(|| {
+                RaypickError::new_err(format!(
+                    "mesh {mesh_id} does not exist ({} meshes)",
+                    s.meshes.len()
+                ))
+            })?;
+            let id = s
+                .scene
+                .add_instance(mesh, &m)
+                .map_err(|e| RaypickError::new_err(e.to_string()))?;
+            s.instances.insert(id.index(), id);
+            Ok(id.index())
+        })
+    }
+
+    /// Moves instance `instance` to a new 4x4 transform.
+    fn set_transform(&self, instance: u32, transform: PyReadonlyArrayDyn<'_, f64>) -> PyResult<()> {
+        let m = matrix(Some(transform))?;
+        self.edit(|s| {
+            let id = *s
+                .instances
+                .get(&instance)
+                .ok_or_else(|| unknown(instance))?;
+            s.scene
+                .set_transform(id, &m)
+                .map_err(|e| RaypickError::new_err(e.to_string()))
+        })
+    }
+
+    /// Removes instance `instance` (its id may be reused by a later instance).
+    fn remove(&self, instance: u32) -> PyResult<()> {
+        self.edit(|s| {
+            let id = s
+                .instances
+                .remove(&instance)
+                .ok_or_else(|| unknown(instance))?;
+            s.scene
+                .remove(id)
+                .map_err(|e| RaypickError::new_err(e.to_string()))
+        })
+    }
+
+    /// The live instance ids, ascending.
+    fn instances(&self) -> Vec<u32> {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<u32> = g.instances.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The 4x4 transform of instance `instance`, row-major nested lists.
+    fn transform(&self, instance: u32) -> PyResult<Vec<Vec<f32>>> {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let id = *g
+            .instances
+            .get(&instance)
+            .ok_or_else(|| unknown(instance))?;
+        let m = g.scene.transform(id).ok_or_else(|| unknown(instance))?;
+        Ok((0..4)
+            .map(|r| (0..4).map(|c| m[(r, c)]).collect())
+            .collect())
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .scene
+            .len()
+    }
+
+    fn __repr__(&self) -> String {
+        let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        format!(
+            "Scene({} meshes, {} instances)",
+            g.meshes.len(),
+            g.scene.len()
+        )
+    }
+
+    /// Closest hits, one row per ray.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn closest_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
+        let g = self.read();
+        queries::closest_hit(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// Whether each ray hits anything.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn any_hit<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
+        let g = self.read();
+        queries::any_hit(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
+    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn all_hits<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: Option<&Bound<'py, PyAny>>,
+        t_min: f32,
+        t_max: f32,
+        cull: &str,
+        mask: u32,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
+        let g = self.read();
+        queries::all_hits(py, &g.scene, origins, directions, o, threads)
+    }
+
+    /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
+    /// `None` for nothing, else a dict with `hit` (a dict or `None`), and with
+    /// `snap_radius` (pixels) the nearest `vertex` and `edge` within it.
+    #[pyo3(signature = (camera, width, height, x, y, snap_radius=None, snap_occluded=false, mask=u32::MAX))]
+    #[allow(clippy::too_many_arguments)]
+    fn pick<'py>(
+        &self,
+        py: Python<'py>,
+        camera: &PyCamera,
+        width: f32,
+        height: f32,
+        x: f32,
+        y: f32,
+        snap_radius: Option<f32>,
+        snap_occluded: bool,
+        mask: u32,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let vp = viewport(width, height)?;
+        let mut options = PickOptions::default()
+            .with_query(SceneQuery::default().with_mask(mask))
+            .with_snap_occluded(snap_occluded);
+        options.snap_radius = snap_radius;
+        let g = self.read();
+        let Some(p) = g.scene.pick(&camera.cam, &vp, x, y, &options) else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item(
+            "ray",
+            [
+                p.ray.origin.x,
+                p.ray.origin.y,
+                p.ray.origin.z,
+                p.ray.dir.x,
+                p.ray.dir.y,
+                p.ray.dir.z,
+            ],
+        )?;
+        d.set_item("hit", p.hit.map(|h| hit_dict(py, &h)).transpose()?)?;
+        let vertex = p.vertex.map(|v| {
+            let e = PyDict::new(py);
+            e.set_item("instance", v.instance.index())?;
+            e.set_item("vertex", v.vertex)?;
+            e.set_item("point", <[f32; 3]>::from(v.point))?;
+            e.set_item("distance_px", v.distance_px)?;
+            Ok::<_, PyErr>(e)
+        });
+        d.set_item("vertex", vertex.transpose()?)?;
+        let edge = p.edge.map(|v| {
+            let e = PyDict::new(py);
+            e.set_item("instance", v.instance.index())?;
+            e.set_item("vertices", v.vertices)?;
+            e.set_item("point", <[f32; 3]>::from(v.point))?;
+            e.set_item("distance_px", v.distance_px)?;
+            Ok::<_, PyErr>(e)
+        });
+        d.set_item("edge", edge.transpose()?)?;
+        Ok(Some(d))
+    }
+
+    /// The objects (and with `triangles`, their triangles) inside or intersecting the
+    /// window rectangle with corners `(x0, y0)` and `(x1, y1)`: a dict with `instances`
+    /// (list) and `triangles` (instance id to a uint32 array). `mode` is "inside" or
+    /// "intersecting"; `visible_only` keeps what sample rays reach first.
+    #[pyo3(signature = (camera, width, height, x0, y0, x1, y1, mode="inside", triangles=false, visible_only=false, mask=u32::MAX))]
+    #[allow(clippy::too_many_arguments)]
+    fn select_rect<'py>(
+        &self,
+        py: Python<'py>,
+        camera: &PyCamera,
+        width: f32,
+        height: f32,
+        x0: f32,
+        y0: f32,
+        x1: f32,
+        y1: f32,
+        mode: &str,
+        triangles: bool,
+        visible_only: bool,
+        mask: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let vp = viewport(width, height)?;
+        let mode = match mode {
+            "inside" => SelectMode::Inside,
+            "intersecting" => SelectMode::Intersecting,
+            other => {
+                return Err(RaypickError::new_err(format!(
+                    "mode must be 'inside' or 'intersecting', got {other:?}"
+                )))
+            }
+        };
+        let options = SelectOptions {
+            mode,
+            triangles,
+            visible_only: visible_only.then(VisibleSampling::default),
+            query: SceneQuery::default().with_mask(mask),
+        };
+        let rect = ScreenRect::new([x0, y0], [x1, y1]);
+        let g = self.read();
+        let cam = camera.cam;
+        let sel = py.detach(|| g.scene.select_rect(&cam, &vp, &rect, &options));
+        let d = PyDict::new(py);
+        let ids: Vec<u32> = sel.instances.iter().map(|i| i.index()).collect();
+        d.set_item("instances", ids)?;
+        let tris = PyDict::new(py);
+        for s in sel.triangles {
+            tris.set_item(s.instance.index(), arr1(py, s.triangles))?;
+        }
+        d.set_item("triangles", tris)?;
+        Ok(d)
+    }
+
+    /// The nearest surface point to each point within `max_distance`.
+    #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
+    fn nearest_point<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        max_distance: f32,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.read();
+        queries::nearest_point(py, &g.scene, points, max_distance, strict, threads)
+    }
+}
+
+fn hit_dict<'py>(py: Python<'py>, h: &SceneHit) -> PyResult<Bound<'py, PyDict>> {
+    let r = rec(h);
+    let d = PyDict::new(py);
+    d.set_item("t", r.t)?;
+    d.set_item("instance", r.instance)?;
+    d.set_item("triangle", r.triangle)?;
+    d.set_item("uv", r.uv)?;
+    d.set_item("point", r.point)?;
+    d.set_item("normal", r.normal)?;
+    d.set_item("front_face", r.front_face)?;
+    Ok(d)
+}
+
+fn unknown(instance: u32) -> PyErr {
+    RaypickError::new_err(format!("instance {instance} does not exist"))
+}
