@@ -36,7 +36,7 @@ fn run(args: &[&str], stdin: &str) -> Output {
 }
 
 fn bunny() -> (Scene, Mesh) {
-    let loaded = read_file(&bunny_path()).unwrap();
+    let loaded = read_file(bunny_path()).unwrap();
     let scene = loaded.to_scene("bunny").unwrap();
     let mesh = Mesh::clone(scene.scene.mesh(scene.meshes[0]).unwrap());
     (scene.scene, mesh)
