@@ -10,6 +10,7 @@ use raypick::io::load_scene;
 use raypick::primitives::Point3;
 use raypick::query::{GridConfig, Mesh};
 
+/// Runs the example (public so that `tests/examples.rs` can run it).
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).unwrap_or_else(|| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj").to_owned()
