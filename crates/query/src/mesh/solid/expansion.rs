@@ -24,6 +24,8 @@ pub(crate) struct Expansion {
     pub(crate) center: V64,
     /// Bounds the distance from `center` to every point of the cluster.
     pub(crate) radius: f64,
+    /// The cluster's total area (to weigh centers when clusters merge).
+    pub(crate) area: f64,
     /// Order 0: the area vector.
     n: V64,
     /// Order 1, row-major `m[i][j]`.
@@ -79,6 +81,7 @@ impl Expansion {
         };
         for [a, b, c] in tris {
             let n = cross(sub(b, a), sub(c, a)).map(|x| 0.5 * x);
+            e.area += dot(n, n).sqrt();
             let g = [0, 1, 2].map(|i| (a[i] + b[i] + c[i]) / 3.0);
             let d = sub(g, center);
             // Second moment of the triangle about its centroid, over its area:
@@ -111,6 +114,7 @@ impl Expansion {
     /// caller's).
     pub(crate) fn add_shifted(&mut self, child: &Expansion) {
         let delta = sub(child.center, self.center);
+        self.area += child.area;
         for i in 0..3 {
             self.n[i] += child.n[i];
             for j in 0..3 {
