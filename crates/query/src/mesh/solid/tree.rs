@@ -122,6 +122,9 @@ impl WindingTree {
                 slots[n * W + s] = e;
             }
         }
+        for e in &mut slots {
+            e.finish();
+        }
         let far2 = slots
             .iter()
             .map(|e| (FAR_RATIO * e.radius).powi(2))
