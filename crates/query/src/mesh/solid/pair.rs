@@ -258,7 +258,7 @@ impl Mesh {
     /// the other without touching is not an intersection: see [`Mesh::contains`]).
     ///
     /// Vertices are placed with `Matrix4::transform_point` in f32, and triangle pairs
-    /// tested exactly in f64 ([`raypick_primitives::triangle_triangle`]). False when a mesh
+    /// tested exactly in f64 ([`raypick_primitives::triangle_triangle()`]). False when a mesh
     /// is empty or a pose has a non-finite entry.
     ///
     /// ```
