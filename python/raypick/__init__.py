@@ -421,7 +421,8 @@ class Scene(_Queries):
         picks: ``None`` when nothing, else a dict with ``ray`` (6 floats), ``hit`` (``None`` or
         a dict of ``t``, ``instance``, ``triangle``, ``uv``, ``point``, ``normal``,
         ``front_face``) and, with ``snap_radius`` (pixels), the nearest visible ``vertex``
-        and ``edge`` within it (``None`` when there is none)."""
+        and ``edge`` within it (``None`` when there is none). A cursor outside the viewport, a
+        viewport without area or a camera that cannot make a ray raises ``RaypickError``."""
         return self._native.pick(camera._native, float(width), float(height), float(x), float(y),
                                  snap_radius, bool(snap_occluded), int(mask))
 

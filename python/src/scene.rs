@@ -345,7 +345,10 @@ impl PyScene {
             .with_snap_occluded(snap_occluded);
         options.snap_radius = snap_radius;
         let g = self.read();
-        let Some(p) = g.scene.pick(&camera.cam, &vp, x, y, &options) else {
+        // A pixel outside the viewport or a camera that cannot make a ray is an error; an
+        // empty pixel is None.
+        let picked = g.scene.pick(&camera.cam, &vp, x, y, &options);
+        let Some(p) = picked.map_err(|e| crate::RaypickError::new_err(e.to_string()))? else {
             return Ok(None);
         };
         let d = PyDict::new(py);

@@ -49,6 +49,9 @@ def test_pick_agrees_with_closest_hit_and_snaps(scene):
     V, F = bunny()
     assert np.linalg.norm(V[snapped["vertex"]["vertex"]] - snapped["vertex"]["point"]) < 1e-4
     assert scene.pick(cam, 640, 480, 2, 2) is None
+    # Outside the viewport is bad input, not "nothing there".
+    with pytest.raises(raypick.RaypickError):
+        scene.pick(cam, 640, 480, 700, 240)
 
 
 def test_select_rect(scene):

@@ -1,10 +1,11 @@
-//! The `raypick` command: `demo`, `info`, `pick`, `render` and `bench` over OBJ, glTF/GLB,
+//! The `raypick` command: `demo`, `info`, `pick`, `distance`, `render` and `bench` over OBJ, glTF/GLB,
 //! PLY and STL files.
 //!
 //! Errors are one sentence on stderr; the exit code is 2 for bad input (a file, an option or
 //! a ray line) and 1 for an internal failure. `RUST_LOG=debug` turns on tracing output.
 
 mod bench;
+mod distance;
 mod progress;
 mod rays;
 mod render;
@@ -55,6 +56,15 @@ enum Command {
     },
     /// Pick through a pixel of a camera, or along rays read from a file or stdin.
     Pick(PickArgs),
+    /// Signed distance, inside/outside and winding number of points read from a file or
+    /// stdin, one JSON line per point.
+    Distance {
+        /// An .obj, .gltf, .glb, .ply or .stl file.
+        file: PathBuf,
+        /// Read points "x y z", one per line, from this file ("-" for stdin).
+        #[arg(long)]
+        points: String,
+    },
     /// Render one ray per pixel to a PNG, shaded by normal or as a traversal-cost heatmap.
     Render {
         /// An .obj, .gltf, .glb, .ply or .stl file.
@@ -186,6 +196,7 @@ fn main() -> ExitCode {
         Command::Demo { output, size } => demo(&output, size),
         Command::Info { file } => info(&file),
         Command::Pick(args) => pick(&args),
+        Command::Distance { file, points } => distance_cmd(&file, &points),
         Command::Render {
             file,
             output,
@@ -456,6 +467,34 @@ fn pick(args: &PickArgs) -> Result<(), CliError> {
             };
             writeln!(out, "{line}").map_err(write_err)?;
         }
+    }
+    out.flush().map_err(write_err)
+}
+
+fn distance_cmd(file: &Path, src: &str) -> Result<(), CliError> {
+    // Read the points before the (possibly slow) load, so a bad line fails fast.
+    let (text, name) = if src == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::BadInput(format!("cannot read points from stdin: {e}")))?;
+        (s, "stdin".to_owned())
+    } else {
+        let s = std::fs::read_to_string(src)
+            .map_err(|e| CliError::BadInput(format!("cannot read points from {src}: {e}")))?;
+        (s, src.to_owned())
+    };
+    let points = distance::parse_points(&text, &name)?;
+    let world = load(file)?;
+    let lines: Vec<String> = points
+        .par_iter()
+        .map(|p| distance::answer(&world, p))
+        .collect();
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let write_err = |e: std::io::Error| CliError::Internal(format!("cannot write to stdout: {e}"));
+    for line in lines {
+        writeln!(out, "{line}").map_err(write_err)?;
     }
     out.flush().map_err(write_err)
 }

@@ -147,6 +147,11 @@ impl World {
         self.scene.pick(camera, viewport, x, y, &options)
     }
 
+    /// The scene the file was loaded into (for the queries `World` does not wrap).
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
     /// The file object (load index) of an instance.
     pub fn object_of(&self, id: InstanceId) -> usize {
         self.scene.user_data(id).unwrap_or(0) as usize

@@ -73,6 +73,7 @@ pub mod triangle;
 pub mod triangle_aabb;
 pub mod triangle_obb;
 pub mod triangle_sphere;
+pub mod triangle_triangle;
 
 pub use aabb::Aabb;
 pub use aabb_aabb::aabb_aabb;
@@ -106,6 +107,9 @@ pub use triangle::Triangle;
 pub use triangle_aabb::triangle_aabb;
 pub use triangle_obb::triangle_obb;
 pub use triangle_sphere::triangle_sphere;
+pub use triangle_triangle::{
+    triangle_triangle, triangle_triangle_distance, TriangleTriangleDistance,
+};
 
 /// The scalar type of every position, direction and distance.
 pub type Real = f32;

@@ -9,6 +9,7 @@ mod par;
 pub mod scene;
 
 pub use mesh::{
-    FrustumSelection, GridConfig, Hit, Mesh, MeshError, NearestPoint, RayQuery, SignedDistance,
+    FrustumSelection, GridConfig, Hit, Mesh, MeshDistance, MeshError, NearestPoint, RayQuery,
+    SignedDistance,
 };
 pub use scene::{Scene, SceneHit, SceneQuery};

@@ -38,7 +38,8 @@ pub use error::MeshError;
 pub use nearest::NearestPoint;
 pub use overlap::FrustumSelection;
 pub use ray::{Hit, RayQuery};
-pub use solid::{GridConfig, SignedDistance};
+pub(crate) use solid::par_map;
+pub use solid::{GridConfig, MeshDistance, SignedDistance};
 pub(crate) use tree::with_tree;
 pub use tree::{MeshTree, NodeLayout};
 

@@ -48,9 +48,11 @@
 
 mod marquee;
 mod nearest;
+mod pair;
 mod pick;
 mod query;
 mod shape;
+mod solid;
 mod transform;
 
 use std::sync::Arc;
@@ -70,6 +72,7 @@ pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSamplin
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
+pub use solid::SceneSignedDistance;
 
 /// A mesh added to a [`Scene`], shared by its instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -24,6 +24,8 @@ pub(crate) struct Expansion {
     pub(crate) center: V64,
     /// Bounds the distance from `center` to every point of the cluster.
     pub(crate) radius: f64,
+    /// The cluster's total area (to weigh centers when clusters merge).
+    pub(crate) area: f64,
     /// Order 0: the area vector.
     n: V64,
     /// Order 1, row-major `m[i][j]`.
@@ -31,6 +33,10 @@ pub(crate) struct Expansion {
     /// Order 2, `t[i][s]` with `s` the symmetric pair index of `(j, k)`:
     /// 0 xx, 1 yy, 2 zz, 3 xy, 4 xz, 5 yz.
     t: [[f64; 6]; 3],
+    /// `tr(M)`, set by [`Expansion::finish`].
+    trace: f64,
+    /// `Σ_i (T_iik + T_iki + T_kii)` for each `k`, set by [`Expansion::finish`].
+    lin: V64,
 }
 
 /// The symmetric pair index of `(j, k)` (see [`Expansion::t`]).
@@ -79,6 +85,7 @@ impl Expansion {
         };
         for [a, b, c] in tris {
             let n = cross(sub(b, a), sub(c, a)).map(|x| 0.5 * x);
+            e.area += dot(n, n).sqrt();
             let g = [0, 1, 2].map(|i| (a[i] + b[i] + c[i]) / 3.0);
             let d = sub(g, center);
             // Second moment of the triangle about its centroid, over its area:
@@ -111,6 +118,7 @@ impl Expansion {
     /// caller's).
     pub(crate) fn add_shifted(&mut self, child: &Expansion) {
         let delta = sub(child.center, self.center);
+        self.area += child.area;
         for i in 0..3 {
             self.n[i] += child.n[i];
             for j in 0..3 {
@@ -127,10 +135,60 @@ impl Expansion {
         }
     }
 
+    /// Precomputes the parts of [`Expansion::eval`] that do not depend on the query point;
+    /// call once the moments are final.
+    pub(crate) fn finish(&mut self) {
+        let t = &self.t;
+        let full = |i: usize, j: usize, k: usize| t[i][PAIR[j][k]];
+        self.trace = self.m[0][0] + self.m[1][1] + self.m[2][2];
+        for k in 0..3 {
+            self.lin[k] = (0..3)
+                .map(|i| full(i, i, k) + full(i, k, i) + full(k, i, i))
+                .sum();
+        }
+    }
+
     /// The expansion's winding number at `q` (meaningful when `|q - center|` exceeds
-    /// `radius`).
+    /// `radius`; [`Expansion::finish`] must have run).
     #[inline]
     pub(crate) fn eval(&self, q: V64) -> f64 {
+        let r = sub(self.center, q);
+        let r2 = dot(r, r);
+        let inv = 1.0 / r2.sqrt();
+        let inv2 = inv * inv;
+        let inv3 = inv2 * inv;
+        let inv5 = inv3 * inv2;
+        let inv7 = inv5 * inv2;
+        let m = &self.m;
+        let rmr = r[0] * dot(m[0], r) + r[1] * dot(m[1], r) + r[2] * dot(m[2], r);
+        // Σ T_ijk ri rj rk over the symmetric pairs (j, k): off-diagonal pairs twice.
+        let pairs = [
+            r[0] * r[0],
+            r[1] * r[1],
+            r[2] * r[2],
+            2.0 * r[0] * r[1],
+            2.0 * r[0] * r[2],
+            2.0 * r[1] * r[2],
+        ];
+        let row = |ti: &[f64; 6]| {
+            ti[0] * pairs[0]
+                + ti[1] * pairs[1]
+                + ti[2] * pairs[2]
+                + ti[3] * pairs[3]
+                + ti[4] * pairs[4]
+                + ti[5] * pairs[5]
+        };
+        let cub = r[0] * row(&self.t[0]) + r[1] * row(&self.t[1]) + r[2] * row(&self.t[2]);
+        let w0 = dot(self.n, r) * inv3;
+        let w1 = self.trace * inv3 - 3.0 * rmr * inv5;
+        let w2 = -0.5 * (3.0 * dot(self.lin, r) * inv5 - 15.0 * cub * inv7);
+        (w0 + w1 + w2) / (4.0 * std::f64::consts::PI)
+    }
+
+    /// [`Expansion::eval`] term by term from the full tensors (the reference the fast form
+    /// is tested against).
+    #[cfg(test)]
+    fn eval_reference(&self, q: V64) -> f64 {
         let r = sub(self.center, q);
         let r2 = dot(r, r);
         let inv = 1.0 / r2.sqrt();
@@ -188,7 +246,8 @@ mod tests {
             [[0.5, 0.5, 0.0], [0.6, 0.1, 0.8], [0.0, 0.3, 0.4]],
         ];
         let c = centroid(tris.iter().copied(), [0.0; 3]);
-        let e = Expansion::of_triangles(tris.iter().copied(), c, 2.0);
+        let mut e = Expansion::of_triangles(tris.iter().copied(), c, 2.0);
+        e.finish();
         let mut errs = Vec::new();
         for dist in [4.0, 8.0, 16.0] {
             let q = [c[0] + dist * 0.6, c[1] - dist * 0.48, c[2] + dist * 0.64];
@@ -197,6 +256,7 @@ mod tests {
                 .map(|t| solid_angle(q, t[0], t[1], t[2]).0)
                 .sum();
             errs.push((e.eval(q) - exact).abs());
+            assert!((e.eval(q) - e.eval_reference(q)).abs() < 1e-15);
         }
         assert!(errs[0] < 1e-3, "{errs:?}");
         assert!(

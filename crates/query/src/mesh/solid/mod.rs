@@ -4,11 +4,13 @@
 mod angle;
 mod expansion;
 mod grid;
+mod pair;
 mod signed;
 mod tree;
 mod winding;
 
 pub use grid::GridConfig;
+pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;
 

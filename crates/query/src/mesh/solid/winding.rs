@@ -26,10 +26,10 @@ impl Mesh {
     /// 0.5 in exact arithmetic inside a face of a closed mesh). 0 for an empty mesh;
     /// NaN for a non-finite `p`.
     ///
-    /// Accuracy: within 1e-3 of the exact sum (absolute; measured at most 4.1e-4 on
+    /// Accuracy: within 1e-3 of the exact sum (absolute; measured at most 3.0e-4 on
     /// spheres, a torus, a cube, the bunny, planes and a half sphere). Triangles near `p`
     /// are summed exactly (their solid angles in f64); a cluster of triangles whose
-    /// bounding ball is more than 3 of its radii away is replaced by a second-order
+    /// bounding ball is more than 4 of its radii away is replaced by a second-order
     /// multipole expansion of its winding number (Barill et al. 2018, "Fast winding
     /// numbers for soups and clouds"), kept per slot of the mesh's tree. The expansions
     /// are built at the first solid query (a pass over the triangles and nodes) and

@@ -1,0 +1,100 @@
+//! Scene solid queries (winding number, contains, signed distance) against a float64 brute
+//! force over every world triangle (mirrored instances' triangles reversed, so the oracle
+//! sees the solid the instance places), and instance-against-instance queries against the
+//! mesh forms.
+
+mod mesh_util;
+
+use mesh_util::*;
+use nalgebra::{Matrix4, UnitQuaternion, Vector3};
+use raypick_primitives::Point3;
+use raypick_query::Scene;
+
+fn oracle(world: &[[Point3<f32>; 3]], p: &Point3<f32>) -> (f64, f64) {
+    let q = v64(p);
+    let (mut w, mut d2) = (0.0, f64::INFINITY);
+    for t in world {
+        let [a, b, c] = t.map(|x| sub(v64(&x), q));
+        let det = dot(a, cross(b, c));
+        let (la, lb, lc) = (norm(a), norm(b), norm(c));
+        let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+        w += 2.0 * det.atan2(den) / (4.0 * std::f64::consts::PI);
+        d2 = d2.min(point_tri_dist2_f64(p, t));
+    }
+    (w, d2.sqrt())
+}
+
+#[test]
+fn scene_against_world_oracle() {
+    let sphere = icosphere(2);
+    let mut scene = Scene::new();
+    let ms = scene.add_mesh(sphere.mesh());
+    let poses = [
+        Matrix4::new_translation(&Vector3::new(-2.0, 0.0, 0.0))
+            * Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
+        // Mirrored and rotated.
+        Matrix4::new_translation(&Vector3::new(2.0, 0.5, 0.0))
+            * UnitQuaternion::from_euler_angles(0.3, 0.2, 1.1).to_homogeneous()
+            * Matrix4::new_nonuniform_scaling(&Vector3::new(-1.0, 1.2, 0.8)),
+    ];
+    let mut world = Vec::new();
+    let mut ids = Vec::new();
+    for pose in &poses {
+        ids.push(scene.add_instance(ms, pose).unwrap());
+        let flip = pose.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
+        for i in 0..sphere.triangles.len() {
+            let mut t = sphere.tri(i).map(|p| pose.transform_point(&p));
+            if flip {
+                t.swap(1, 2);
+            }
+            world.push(t);
+        }
+    }
+    scene.update();
+    let b =
+        raypick_primitives::Aabb::new(Point3::new(-4.0, -2.0, -2.0), Point3::new(4.0, 2.0, 2.0));
+    let mut rng = Rng::new(9);
+    let pts: Vec<Point3<f32>> = (0..scale(400, 5000)).map(|_| rng.point_in(&b)).collect();
+    let (batch_w, batch_c, batch_s) = (
+        scene.winding_numbers(&pts),
+        scene.contains_points(&pts),
+        scene.signed_distances(&pts),
+    );
+    let mut inside = 0;
+    for (i, p) in pts.iter().enumerate() {
+        let (ow, od) = oracle(&world, p);
+        let w = scene.winding_number(*p);
+        assert!((f64::from(w) - ow).abs() <= 2e-3, "{p:?}: {w} against {ow}");
+        let c = scene.contains(*p);
+        assert_eq!(c, ow >= 0.5, "{p:?}");
+        let s = scene.signed_distance(*p).unwrap();
+        let r = (f64::from(s.distance.abs()) - od).abs() / od.max(1e-9);
+        assert!(r <= 1e-5, "{p:?}: {} against {od}", s.distance);
+        assert_eq!(s.distance < 0.0, c);
+        assert_eq!((batch_w[i], batch_c[i], batch_s[i]), (w, c, Some(s)));
+        inside += usize::from(c);
+    }
+    assert!(inside > 20, "{inside}");
+    assert!(Scene::new().signed_distance(Point3::origin()).is_none());
+    assert!(!Scene::new().contains(Point3::origin()));
+
+    // Instance against instance: the mesh form under the instances' transforms.
+    let mesh = sphere.mesh();
+    let (a, bb) = (ids[0], ids[1]);
+    assert_eq!(
+        scene.instances_intersect(a, bb),
+        Some(mesh.intersects(&poses[0], &mesh, &poses[1]))
+    );
+    let d = scene.instance_distance(a, bb, f32::INFINITY).unwrap();
+    assert_eq!(
+        Some(d),
+        mesh.min_distance(&poses[0], &mesh, &poses[1], f32::INFINITY)
+    );
+    assert!(d.distance > 0.0);
+    assert_eq!(
+        scene.intersecting_pairs(a, a).map(|v| v.is_empty()),
+        Some(false)
+    );
+    scene.remove(bb).unwrap();
+    assert_eq!(scene.instances_intersect(a, bb), None);
+}
