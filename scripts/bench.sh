@@ -5,7 +5,8 @@
 #
 #   scripts/bench.sh [WORKLOAD...] > /tmp/bench.md      # default: every workload
 #
-# Environment: as scripts/embree.sh (EMBREE_VENV, RAYPICK_BENCH_DATA, EMBREE_PASSES).
+# Environment: as scripts/embree.sh (EMBREE_VENV, RAYPICK_BENCH_DATA; EMBREE_PASSES, default 5,
+# also sets the timed passes of every other peer).
 set -euo pipefail
 # shellcheck source=scripts/bench_env.sh
 . "$(dirname "$0")/bench_env.sh"
@@ -17,4 +18,4 @@ echo "- **Date:** $(date -u '+%Y-%m-%d %H:%M UTC'); **commit:** $(git -C "$root"
 echo "- **Machine:** $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) logical CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB; $(rustc --version | cut -d' ' -f1-2); load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "- **Command:** \`scripts/bench.sh\`"
 echo
-"$root/target/release/compare" --workloads "$list" --data "$data"
+"$root/target/release/compare" --workloads "$list" --data "$data" --passes "${EMBREE_PASSES:-5}"
