@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
-use raypick_io::{Format, LoadedScene};
+use raypick_io::{Format, SceneData};
 use raypick_primitives::{Cull, Point3, Real};
 use raypick_query::RayQuery;
 
@@ -228,7 +228,7 @@ fn load(path: &Path) -> Result<World, CliError> {
     build(loaded, &path.display().to_string())
 }
 
-fn build(loaded: LoadedScene, name: &str) -> Result<World, CliError> {
+fn build(loaded: SceneData, name: &str) -> Result<World, CliError> {
     let _p = Progress::new("building the BVH", None);
     World::build(loaded, name)
 }

@@ -10,7 +10,7 @@ use raypick_bvh::wide::{
     Bvh8, CompactBvh8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats,
 };
 use raypick_bvh::BoxRay;
-use raypick_io::LoadedScene;
+use raypick_io::SceneData;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Real, Unit, Vector3, WatertightRay};
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
@@ -50,7 +50,7 @@ struct Flat {
 
 /// The loaded file and its scene.
 pub struct World {
-    pub loaded: LoadedScene,
+    pub loaded: SceneData,
     scene: Scene,
     meshes: Vec<MeshId>,
     flat: OnceLock<Result<Flat, String>>,
@@ -62,7 +62,7 @@ fn scene_query(q: &RayQuery) -> SceneQuery<'static> {
 }
 
 impl World {
-    pub fn build(loaded: LoadedScene, file: &str) -> Result<World, CliError> {
+    pub fn build(loaded: SceneData, file: &str) -> Result<World, CliError> {
         let t0 = Instant::now();
         let sl = loaded.to_scene(file)?;
         let build_time = t0.elapsed();

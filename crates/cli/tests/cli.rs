@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use raypick_io::{read_file, Format, LoadedScene};
+use raypick_io::{read_file, Format, SceneData};
 use raypick_primitives::{Point3, Ray, Vector3};
 use raypick_query::{Mesh, RayQuery};
 use serde_json::Value;
@@ -82,11 +82,11 @@ fn ok(o: &Output) -> String {
 
 // ---------------------------------------------------------------- files in every format
 
-fn bunny() -> LoadedScene {
+fn bunny() -> SceneData {
     read_file(bunny_path()).unwrap()
 }
 
-fn write_stl(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+fn write_stl(dir: &TempDir, s: &SceneData) -> PathBuf {
     let m = &s.meshes[0];
     let mut out = vec![0u8; 80];
     out.extend_from_slice(&(m.triangles.len() as u32).to_le_bytes());
@@ -105,7 +105,7 @@ fn write_stl(dir: &TempDir, s: &LoadedScene) -> PathBuf {
     path
 }
 
-fn write_ply(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+fn write_ply(dir: &TempDir, s: &SceneData) -> PathBuf {
     let m = &s.meshes[0];
     let mut out = format!(
         "ply\nformat binary_big_endian 1.0\nelement vertex {}\nproperty float x\nproperty float y\nproperty float z\nelement face {}\nproperty list uchar uint vertex_indices\nend_header\n",
@@ -131,7 +131,7 @@ fn write_ply(dir: &TempDir, s: &LoadedScene) -> PathBuf {
 
 /// glTF JSON and its binary buffer for the bunny placed twice: node 0 as is, node 1
 /// translated by (20, 0, 0) and mirrored in x. `uri` names the buffer (none: the GLB chunk).
-fn gltf_parts(s: &LoadedScene, uri: Option<&str>) -> (String, Vec<u8>) {
+fn gltf_parts(s: &SceneData, uri: Option<&str>) -> (String, Vec<u8>) {
     let m = &s.meshes[0];
     let mut bin = Vec::new();
     for p in &m.positions {
@@ -188,7 +188,7 @@ fn base64(data: &[u8]) -> String {
 }
 
 /// The two bunnies as a .gltf with an embedded base64 buffer.
-fn write_gltf(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+fn write_gltf(dir: &TempDir, s: &SceneData) -> PathBuf {
     let (_, bin) = gltf_parts(s, None);
     let uri = format!("data:application/octet-stream;base64,{}", base64(&bin));
     let (json, _) = gltf_parts(s, Some(&uri));
@@ -198,7 +198,7 @@ fn write_gltf(dir: &TempDir, s: &LoadedScene) -> PathBuf {
 }
 
 /// The two bunnies as a GLB.
-fn write_glb(dir: &TempDir, s: &LoadedScene) -> PathBuf {
+fn write_glb(dir: &TempDir, s: &SceneData) -> PathBuf {
     let (json, bin) = gltf_parts(s, None);
     let mut j = json.into_bytes();
     while j.len() % 4 != 0 {
@@ -512,7 +512,7 @@ fn bad_input_exits_2_with_one_sentence() {
 
 /// Rays through and around the bunny: from a ring of eyes towards random points of its box,
 /// some with a tmax, plus misses.
-fn contract_rays(s: &LoadedScene) -> Vec<(Ray, Option<f32>)> {
+fn contract_rays(s: &SceneData) -> Vec<(Ray, Option<f32>)> {
     let b = s.bounds();
     let c = b.center();
     let e = b.extents();

@@ -9,7 +9,7 @@ use nalgebra::{Matrix3, Matrix4};
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads glTF or GLB bytes. `base` is the directory external buffers are resolved against;
@@ -24,7 +24,7 @@ pub(crate) fn read(
     file: &str,
     base: Option<&Path>,
     format: Format,
-) -> Result<LoadedScene, Error> {
+) -> Result<SceneData, Error> {
     if bytes.starts_with(b"glTF") {
         check_glb_header(bytes, file)?;
     }
@@ -49,7 +49,7 @@ pub(crate) fn read(
         meshes.push(read_mesh(&mesh, &buffers, file)?);
     }
     let instances = read_nodes(&gltf.document, file)?;
-    Ok(LoadedScene {
+    Ok(SceneData {
         format,
         meshes,
         instances,

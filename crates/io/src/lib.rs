@@ -1,7 +1,7 @@
 //! raypick-io: OBJ, glTF/GLB, PLY and STL files into raypick meshes and scenes.
 //!
 //! Every loader uses the field's maintained parser (`tobj`, `gltf`, `ply-rs`, `stl_io`) and
-//! first produces a [`LoadedScene`]: plain meshes (positions and triangles in file order) and
+//! first produces a [`SceneData`]: plain meshes (positions and triangles in file order) and
 //! instances (a mesh and a transform). Loads never panic and never allocate for counts a
 //! file cannot hold: every problem is an [`Error`] naming the file, the line where there is
 //! one, and the problem.
@@ -35,10 +35,10 @@ mod stl;
 use std::path::Path;
 
 pub use error::{Error, ErrorKind};
-pub use loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+pub use loaded::{LoadedInstance, LoadedMesh, SceneData};
 pub use nalgebra::Matrix4;
 use raypick_query::Mesh;
-pub use scene_load::{load_scene, load_scene_from_bytes, SceneLoad};
+pub use scene_load::{load_scene, load_scene_from_bytes, BuiltScene};
 
 /// Files larger than this are refused before reading (4 GiB): every supported format
 /// addresses vertices with 32-bit indices.
@@ -86,13 +86,13 @@ impl Format {
     }
 }
 
-/// Reads a file into a [`LoadedScene`], choosing the format by extension.
+/// Reads a file into a [`SceneData`], choosing the format by extension.
 ///
 /// A glTF file's external buffers are read relative to the file's directory. Errors: an
 /// unknown extension is [`ErrorKind::UnknownFormat`]; an unreadable file [`ErrorKind::Io`];
 /// a file over [`MAX_FILE_BYTES`] [`ErrorKind::TooLarge`]; then whatever the format's reader
 /// reports (see [`read_bytes`]).
-pub fn read_file(path: impl AsRef<Path>) -> Result<LoadedScene, Error> {
+pub fn read_file(path: impl AsRef<Path>) -> Result<SceneData, Error> {
     let path = path.as_ref();
     let name = path.display().to_string();
     let Some(format) = Format::from_path(path) else {
@@ -131,7 +131,7 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<LoadedScene, Error> {
 /// kind is an [`Error`], never a panic: syntax errors, truncation, declared counts larger
 /// than the bytes, indices out of range, NaN or infinite positions, glTF node cycles and
 /// missing buffers.
-pub fn read_bytes(bytes: &[u8], format: Format, name: &str) -> Result<LoadedScene, Error> {
+pub fn read_bytes(bytes: &[u8], format: Format, name: &str) -> Result<SceneData, Error> {
     read_any(bytes, format, name, name, None)
 }
 
@@ -141,7 +141,7 @@ fn read_any(
     file: &str,
     mesh_name: &str,
     base: Option<&Path>,
-) -> Result<LoadedScene, Error> {
+) -> Result<SceneData, Error> {
     let scene = match format {
         Format::Obj => obj::read(bytes, file, mesh_name)?,
         Format::Gltf | Format::Glb => gltf_file::read(bytes, file, base, format)?,
@@ -164,7 +164,7 @@ fn read_any(
 /// For a single-mesh file (PLY, STL, an OBJ with one object, a glTF with one instance) this
 /// is that mesh with its triangles in file order, placed by its transform. A file with
 /// several instances is flattened: every instance's triangles in world space, instance after
-/// instance in load order (see [`LoadedScene::flatten`]). Errors as in [`read_file`].
+/// instance in load order (see [`SceneData::flatten`]). Errors as in [`read_file`].
 ///
 /// ```no_run
 /// let mesh = raypick_io::load_mesh("bunny.obj")?;

@@ -73,7 +73,7 @@ impl LoadedMesh {
 pub struct LoadedInstance {
     /// The object or node name (never empty).
     pub name: String,
-    /// Index into [`LoadedScene::meshes`].
+    /// Index into [`SceneData::meshes`].
     pub mesh: usize,
     /// Object-to-world transform: the identity for OBJ, PLY and STL; the node's world matrix
     /// (parents applied) for glTF. Always finite and invertible (loaders check).
@@ -86,7 +86,7 @@ pub struct LoadedInstance {
 /// one mesh per glTF mesh and one instance per node that uses it. Instances are in load
 /// order, the order the CLI reports as `object`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LoadedScene {
+pub struct SceneData {
     /// The format the file was read as.
     pub format: Format,
     /// The meshes, in file order.
@@ -95,7 +95,7 @@ pub struct LoadedScene {
     pub instances: Vec<LoadedInstance>,
 }
 
-impl LoadedScene {
+impl SceneData {
     /// Total triangles over all instances (a shared mesh counts once per instance).
     pub fn instance_triangle_count(&self) -> usize {
         self.instances
@@ -162,7 +162,7 @@ impl LoadedScene {
     }
 
     /// One [`Mesh`] of the whole scene: the mesh itself when there is one instance with the
-    /// identity transform, else [`LoadedScene::flatten`]. `file` names the source in errors.
+    /// identity transform, else [`SceneData::flatten`]. `file` names the source in errors.
     pub fn to_mesh(&self, file: &str) -> Result<Mesh, Error> {
         let built =
             if self.instances.len() == 1 && self.instances[0].transform == Matrix4::identity() {

@@ -4,14 +4,14 @@ use nalgebra::Matrix4;
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads OBJ text. Polygons are fan-triangulated in order (`a b c d` gives `a b c`, `a c d`);
 /// points and lines are ignored; materials are not loaded (`mtllib` is skipped). Objects and
 /// groups without faces give no mesh.
 /// Unnamed objects are named after `stem` (the file name without extension).
-pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<LoadedScene, Error> {
+pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Error> {
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -30,7 +30,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<LoadedScene, 
         Err(e) => return Err(locate(bytes, file, e)),
     };
 
-    let mut scene = LoadedScene {
+    let mut scene = SceneData {
         format: Format::Obj,
         meshes: Vec::new(),
         instances: Vec::new(),

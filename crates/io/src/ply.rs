@@ -10,7 +10,7 @@ use ply_rs::ply::{
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads PLY. Vertices come from the `vertex` element's `x`, `y`, `z` (any numeric type),
@@ -18,7 +18,7 @@ use crate::{guard, Format};
 /// in order; faces with fewer than 3 vertices are skipped with a warning. Other elements are
 /// read and ignored. Declared element counts are checked against the bytes after the header
 /// before any element is read.
-pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<LoadedScene, Error> {
+pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Error> {
     let mut cursor = Cursor::new(bytes);
     let header = guard(file, || Parser::<Ignored>::new().read_header(&mut cursor))?
         .map_err(|e| Error::new(file, ErrorKind::Syntax(format!("PLY header: {e}"))))?;
@@ -109,7 +109,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<LoadedScene, 
         triangles,
     };
     mesh.check(file)?;
-    Ok(LoadedScene {
+    Ok(SceneData {
         format: Format::Ply,
         instances: vec![LoadedInstance {
             name: name.to_owned(),

@@ -5,7 +5,7 @@ use std::path::Path;
 use raypick_query::scene::{InstanceId, MeshId, Scene};
 
 use crate::error::{Error, ErrorKind};
-use crate::{read_bytes, read_file, Format, LoadedScene};
+use crate::{read_bytes, read_file, Format, SceneData};
 
 /// A file loaded into a [`Scene`], with which id each of the file's objects became.
 ///
@@ -13,19 +13,19 @@ use crate::{read_bytes, read_file, Format, LoadedScene};
 /// `SceneHit::user_data` names the file object directly. The scene's top-level tree is up
 /// to date (`Scene::update` has run).
 #[derive(Clone, Debug)]
-pub struct SceneLoad {
+pub struct BuiltScene {
     /// The scene, ready to query.
     pub scene: Scene,
-    /// `meshes[m]` is the id of [`LoadedScene::meshes`]`[m]` (one BVH however many
+    /// `meshes[m]` is the id of [`SceneData::meshes`]`[m]` (one BVH however many
     /// instances use it).
     pub meshes: Vec<MeshId>,
-    /// `instances[k]` is the id of [`LoadedScene::instances`]`[k]`: the file's objects in
+    /// `instances[k]` is the id of [`SceneData::instances`]`[k]`: the file's objects in
     /// load order.
     pub instances: Vec<InstanceId>,
 }
 
-impl SceneLoad {
-    /// The file object (index into [`SceneLoad::instances`], load order) that instance `id`
+impl BuiltScene {
+    /// The file object (index into [`BuiltScene::instances`], load order) that instance `id`
     /// is; `None` for an instance added by hand after loading.
     #[must_use]
     pub fn object_of(&self, id: InstanceId) -> Option<usize> {
@@ -33,13 +33,13 @@ impl SceneLoad {
     }
 }
 
-impl LoadedScene {
+impl SceneData {
     /// Builds a [`Scene`]: each mesh's BVH once (with its vertex data kept, so
     /// `Scene::pick` can snap to vertices and edges), then its instances with their
     /// transforms.
     /// `file` names the source in errors ([`ErrorKind::Build`]; the loaders have already
     /// checked what would make this fail, so it is not expected).
-    pub fn to_scene(&self, file: &str) -> Result<SceneLoad, Error> {
+    pub fn to_scene(&self, file: &str) -> Result<BuiltScene, Error> {
         let build = |e: String| Error::new(file, ErrorKind::Build(e));
         let mut scene = Scene::new();
         let mut meshes = Vec::with_capacity(self.meshes.len());
@@ -60,7 +60,7 @@ impl LoadedScene {
             instances.push(id);
         }
         scene.update();
-        Ok(SceneLoad {
+        Ok(BuiltScene {
             scene,
             meshes,
             instances,
@@ -82,13 +82,17 @@ impl LoadedScene {
 /// }
 /// # Ok::<(), raypick_io::Error>(())
 /// ```
-pub fn load_scene(path: impl AsRef<Path>) -> Result<SceneLoad, Error> {
+pub fn load_scene(path: impl AsRef<Path>) -> Result<BuiltScene, Error> {
     let path = path.as_ref();
     read_file(path)?.to_scene(&path.display().to_string())
 }
 
 /// [`load_scene`] from in-memory bytes; `name` stands for the file in errors. glTF external
 /// buffers cannot be reached from memory (see [`read_bytes`]).
-pub fn load_scene_from_bytes(bytes: &[u8], format: Format, name: &str) -> Result<SceneLoad, Error> {
+pub fn load_scene_from_bytes(
+    bytes: &[u8],
+    format: Format,
+    name: &str,
+) -> Result<BuiltScene, Error> {
     read_bytes(bytes, format, name)?.to_scene(name)
 }

@@ -6,7 +6,7 @@ use nalgebra::Matrix4;
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, LoadedScene};
+use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 const HEADER: usize = 84;
@@ -16,7 +16,7 @@ const FACET: usize = 50;
 /// and the length is exactly that of a binary STL with the count in its header (some
 /// exporters write binary files whose 80-byte header starts with `solid`). Identical vertex
 /// positions are merged (by `stl_io`), triangles stay in file order.
-pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<LoadedScene, Error> {
+pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Error> {
     let looks_ascii = bytes.starts_with(b"solid ") || bytes.starts_with(b"solid\n");
     let binary_count = binary_count(bytes);
     let binary_exact =
@@ -50,7 +50,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<LoadedScene, 
             .collect(),
     };
     mesh.check(file)?;
-    Ok(LoadedScene {
+    Ok(SceneData {
         format: Format::Stl,
         instances: vec![LoadedInstance {
             name: name.to_owned(),

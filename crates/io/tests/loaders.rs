@@ -4,10 +4,10 @@
 mod common;
 
 use common::*;
-use raypick_io::{read_bytes, read_file, ErrorKind, Format, LoadedScene};
+use raypick_io::{read_bytes, read_file, ErrorKind, Format, SceneData};
 use raypick_primitives::Point3;
 
-fn pts(s: &LoadedScene, mesh: usize) -> Vec<[f32; 3]> {
+fn pts(s: &SceneData, mesh: usize) -> Vec<[f32; 3]> {
     s.meshes[mesh]
         .positions
         .iter()
@@ -15,7 +15,7 @@ fn pts(s: &LoadedScene, mesh: usize) -> Vec<[f32; 3]> {
         .collect()
 }
 
-fn world(s: &LoadedScene, inst: usize, p: [f32; 3]) -> [f32; 3] {
+fn world(s: &SceneData, inst: usize, p: [f32; 3]) -> [f32; 3] {
     let q = s.instances[inst]
         .transform
         .transform_point(&Point3::new(p[0], p[1], p[2]));
@@ -126,7 +126,7 @@ fn obj_without_faces_is_an_empty_scene() {
 
 // ---------------------------------------------------------------- glTF
 
-fn check_two_node_scene(s: &LoadedScene) {
+fn check_two_node_scene(s: &SceneData) {
     assert_eq!(s.meshes.len(), 1, "a mesh used by two nodes is loaded once");
     let m = &s.meshes[0];
     assert_eq!(m.name, "quad");
@@ -465,7 +465,7 @@ const TRIS: [[[f32; 3]; 3]; 2] = [
     [[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
 ];
 
-fn check_stl(s: &LoadedScene) {
+fn check_stl(s: &SceneData) {
     assert_eq!(s.format, Format::Stl);
     // Shared corners are merged: 4 vertices, triangles in file order.
     assert_eq!(s.meshes[0].positions.len(), 4);

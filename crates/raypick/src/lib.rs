@@ -29,7 +29,7 @@ pub use raypick_io as io;
 pub use raypick_primitives as primitives;
 pub use raypick_query as query;
 
-pub use raypick_io::{load_mesh, load_scene, read_file, LoadedScene, SceneLoad};
+pub use raypick_io::{load_mesh, load_scene, read_file, BuiltScene, SceneData};
 pub use raypick_primitives::{Aabb, Cull, Isometry3, Matrix4, Point3, Ray, Real, Vector3};
 pub use raypick_query::camera::{Camera, CameraError, ClipConvention, Projection, Viewport};
 /// The parry3d shapes [`Scene::add_shape`] takes (`SharedShape::ball(1.0)`, ...).
