@@ -81,6 +81,7 @@ mod traverse;
 #[cfg(target_arch = "x86_64")]
 mod traverse_x86;
 mod validate;
+mod visitor;
 
 pub use collapse::CollapseConfig;
 pub use compact::{CompactBvh8, CompactError, CompactNode8};
