@@ -10,36 +10,20 @@
 
 use raypick_primitives::{Point3, Real};
 
+use crate::rays::each_number_line;
 use crate::world::World;
 use crate::CliError;
 
 /// Parses the whole input first, so a malformed line leaves stdout empty.
 pub fn parse_points(text: &str, source: &str) -> Result<Vec<Point3<Real>>, CliError> {
     let mut points = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad = |why: String| CliError::BadInput(format!("{source}, line {}: {why}", n + 1));
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() != 3 {
-            return Err(bad(format!(
-                "expected 3 numbers (x y z), found {} fields",
-                fields.len()
-            )));
-        }
-        let mut v = [0.0 as Real; 3];
-        for (k, f) in fields.iter().enumerate() {
-            v[k] = f
-                .parse::<Real>()
-                .map_err(|_| bad(format!("{f:?} is not a number")))?;
-            if !v[k].is_finite() {
-                return Err(bad(format!("{} must be finite", ["x", "y", "z"][k])));
-            }
+    each_number_line(text, source, &[3], "3 numbers (x y z)", |v, _, bad| {
+        if let Some(k) = v.iter().position(|c| !c.is_finite()) {
+            return Err(bad(format!("{} must be finite", ["x", "y", "z"][k])));
         }
         points.push(Point3::new(v[0], v[1], v[2]));
-    }
+        Ok(())
+    })?;
     Ok(points)
 }
 

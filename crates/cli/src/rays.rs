@@ -21,11 +21,17 @@ pub struct InputRay {
     pub t_max: Real,
 }
 
-/// Parses the whole input first, so a malformed line leaves stdout empty.
-///
-/// Coordinates must be finite numbers; `tmax` may be `inf` but not NaN or negative.
-pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
-    let mut rays = Vec::new();
+/// The input rules shared by `pick --rays` and `distance --points`: calls `each` with the
+/// numbers of every line that is neither blank nor a `#` comment, their text, and a function
+/// that makes an error naming the line. A line whose field count is not in `counts`, or with a
+/// field that is not a number, is an error; `usage` says what a line holds.
+pub fn each_number_line(
+    text: &str,
+    source: &str,
+    counts: &[usize],
+    usage: &str,
+    mut each: impl FnMut(&[Real], &[&str], &dyn Fn(String) -> CliError) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -33,29 +39,37 @@ pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
         }
         let bad = |why: String| CliError::BadInput(format!("{source}, line {}: {why}", n + 1));
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() != 6 && fields.len() != 7 {
+        if !counts.contains(&fields.len()) {
             return Err(bad(format!(
-                "expected 6 or 7 numbers (ox oy oz dx dy dz [tmax]), found {} fields",
+                "expected {usage}, found {} fields",
                 fields.len()
             )));
         }
-        let mut v = [0.0 as Real; 7];
+        let mut v = [0.0 as Real; 8];
         for (k, f) in fields.iter().enumerate() {
             v[k] = f
                 .parse::<Real>()
                 .map_err(|_| bad(format!("{f:?} is not a number")))?;
         }
+        each(&v[..fields.len()], &fields, &bad)?;
+    }
+    Ok(())
+}
+
+/// Parses the whole input first, so a malformed line leaves stdout empty.
+///
+/// Coordinates must be finite numbers; `tmax` may be `inf` but not NaN or negative.
+pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
+    let mut rays = Vec::new();
+    let usage = "6 or 7 numbers (ox oy oz dx dy dz [tmax])";
+    each_number_line(text, source, &[6, 7], usage, |v, fields, bad| {
         if let Some(k) = v[..6].iter().position(|c| !c.is_finite()) {
             return Err(bad(format!(
                 "{} must be finite",
                 ["ox", "oy", "oz", "dx", "dy", "dz"][k]
             )));
         }
-        let t_max = if fields.len() == 7 {
-            v[6]
-        } else {
-            Real::INFINITY
-        };
+        let t_max = v.get(6).copied().unwrap_or(Real::INFINITY);
         if t_max.is_nan() || t_max < 0.0 {
             return Err(bad(format!(
                 "tmax must be a number >= 0, got {}",
@@ -69,7 +83,8 @@ pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
             ),
             t_max,
         });
-    }
+        Ok(())
+    })?;
     Ok(rays)
 }
 
