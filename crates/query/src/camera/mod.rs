@@ -140,13 +140,8 @@ impl Camera {
         projection: &Matrix4<Real>,
         convention: ClipConvention,
     ) -> Result<Self, CameraError> {
-        if !view.iter().all(|c| c.is_finite()) {
-            return Err(CameraError::NonFinite("view"));
-        }
-        if !projection.iter().all(|c| c.is_finite()) {
-            return Err(CameraError::NonFinite("projection"));
-        }
-        Self::from_f64(view.cast(), projection.cast(), convention)
+        // Widening to f64 keeps every value and its finiteness.
+        Self::from_matrices_f64(&view.cast(), &projection.cast(), convention)
     }
 
     /// [`Camera::from_matrices`] in f64.
