@@ -52,14 +52,7 @@ impl Builder {
                 ])
             })
             .collect();
-        for [a, b, c, d] in [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ] {
+        for [a, b, c, d] in BOX_FACES {
             self.quad(v[a], v[b], v[c], v[d]);
         }
     }
@@ -112,6 +105,17 @@ impl Builder {
         self.fan(top, &r1);
     }
 }
+
+/// The faces of a box whose corner `i` takes bit 0 of `i` for x, bit 1 for y and bit 2 for
+/// z (set: the high side), as counter-clockwise quads seen from outside.
+const BOX_FACES: [[usize; 4]; 6] = [
+    [0, 2, 3, 1],
+    [4, 5, 7, 6],
+    [0, 1, 5, 4],
+    [2, 6, 7, 3],
+    [0, 4, 6, 2],
+    [1, 3, 7, 5],
+];
 
 const X: P = [1.0, 0.0, 0.0];
 const Y: P = [0.0, 1.0, 0.0];
@@ -195,14 +199,7 @@ fn block_faces(b: &mut Builder, lo: P, hi: P, div: u32) {
             if i & 4 == 0 { lo[2] } else { hi[2] },
         ]
     };
-    for [a, p, q, r] in [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ] {
+    for [a, p, q, r] in BOX_FACES {
         // Fan from corner a over the path p -> q -> r (the two far edges).
         let (pa, pp, pq, pr) = (corner(a), corner(p), corner(q), corner(r));
         let hub = b.vertex(pa);
