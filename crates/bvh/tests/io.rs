@@ -90,7 +90,7 @@ fn round_trip_is_identical() {
             }
         }
     }
-    let _ = rng.f();
+    let _ = rng.f32();
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 use std::arch::x86_64::*;
 
+use super::layout::sealed::Internal;
 use super::traverse::Kernel;
 use super::{CompactNode8, WideNode};
 use crate::BoxRay;
@@ -118,43 +119,84 @@ fn sse_lanes_compact<const PAD_NEG: bool>(
     _mm_movemask_ps(_mm_cmple_ps(near, far)) as u32
 }
 
+/// The node tests of an 8-wide layout on SSE and AVX2, which the SIMD kernels below run:
+/// the traversal loops are generic over the layout, and each layout brings its tests.
+pub trait SimdNode: Internal<8> {
+    /// [`Kernel::test`] with SSE (part of the x86_64 baseline).
+    fn test_sse<const PAD_NEG: bool>(&self, r: &BoxRay, t_min: f32, t_max: f32) -> (u32, [f32; 8]);
+
+    /// [`Kernel::test`] with AVX2 and FMA, which `avx2` proves the CPU has.
+    fn test_avx2<const PAD_NEG: bool>(
+        &self,
+        avx2: Avx2,
+        r: &BoxRay,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]);
+}
+
+impl SimdNode for WideNode<8> {
+    #[inline(always)]
+    fn test_sse<const PAD_NEG: bool>(&self, r: &BoxRay, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+        let mut dist = [0.0; 8];
+        // SAFETY: SSE is part of the x86_64 baseline.
+        let lo = unsafe { sse_lanes::<8, PAD_NEG>(self, 0, r, t_min, t_max, &mut dist) };
+        // SAFETY: as above.
+        let hi = unsafe { sse_lanes::<8, PAD_NEG>(self, 4, r, t_min, t_max, &mut dist) };
+        (lo | (hi << 4), dist)
+    }
+
+    #[inline(always)]
+    fn test_avx2<const PAD_NEG: bool>(
+        &self,
+        _: Avx2,
+        r: &BoxRay,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]) {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
+        unsafe { avx2_test8::<PAD_NEG>(self, r, t_min, t_max) }
+    }
+}
+
+impl SimdNode for CompactNode8 {
+    #[inline(always)]
+    fn test_sse<const PAD_NEG: bool>(&self, r: &BoxRay, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+        let mut dist = [0.0; 8];
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let lo = unsafe { sse_lanes_compact::<PAD_NEG>(self, 0, r, t_min, t_max, &mut dist) };
+        // SAFETY: as above.
+        let hi = unsafe { sse_lanes_compact::<PAD_NEG>(self, 4, r, t_min, t_max, &mut dist) };
+        ((lo | (hi << 4)) & self.used, dist)
+    }
+
+    #[inline(always)]
+    fn test_avx2<const PAD_NEG: bool>(
+        &self,
+        _: Avx2,
+        r: &BoxRay,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]) {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA (see the type's doc).
+        unsafe { avx2_test8_compact::<PAD_NEG>(self, r, t_min, t_max) }
+    }
+}
+
 /// The SSE kernel.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Sse;
 
-impl Kernel<8, CompactNode8> for Sse {
+impl<L: SimdNode> Kernel<8, L> for Sse {
     #[inline(always)]
     fn test<const PAD_NEG: bool>(
         self,
-        node: &CompactNode8,
+        node: &L,
         r: &BoxRay,
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; 8]) {
-        let mut dist = [0.0; 8];
-        // SAFETY: SSE2 is part of the x86_64 baseline.
-        let lo = unsafe { sse_lanes_compact::<PAD_NEG>(node, 0, r, t_min, t_max, &mut dist) };
-        // SAFETY: as above.
-        let hi = unsafe { sse_lanes_compact::<PAD_NEG>(node, 4, r, t_min, t_max, &mut dist) };
-        ((lo | (hi << 4)) & node.used, dist)
-    }
-}
-
-impl Kernel<8> for Sse {
-    #[inline(always)]
-    fn test<const PAD_NEG: bool>(
-        self,
-        node: &WideNode<8>,
-        r: &BoxRay,
-        t_min: f32,
-        t_max: f32,
-    ) -> (u32, [f32; 8]) {
-        let mut dist = [0.0; 8];
-        // SAFETY: SSE is part of the x86_64 baseline.
-        let lo = unsafe { sse_lanes::<8, PAD_NEG>(node, 0, r, t_min, t_max, &mut dist) };
-        // SAFETY: as above.
-        let hi = unsafe { sse_lanes::<8, PAD_NEG>(node, 4, r, t_min, t_max, &mut dist) };
-        (lo | (hi << 4), dist)
+        node.test_sse::<PAD_NEG>(r, t_min, t_max)
     }
 }
 
@@ -274,39 +316,18 @@ fn avx2_ranks(dist: &[f32; 8], mask: u32) -> [u32; 8] {
 /// The AVX2 kernel. A value is made only inside the AVX2 traversal loops (`traverse_x86`),
 /// which run only after AVX2 and FMA were detected.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Avx2(pub(super) ());
+pub struct Avx2(pub(super) ());
 
-impl Kernel<8> for Avx2 {
+impl<L: SimdNode> Kernel<8, L> for Avx2 {
     #[inline(always)]
     fn test<const PAD_NEG: bool>(
         self,
-        node: &WideNode<8>,
+        node: &L,
         r: &BoxRay,
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; 8]) {
-        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
-        unsafe { avx2_test8::<PAD_NEG>(node, r, t_min, t_max) }
-    }
-
-    #[inline(always)]
-    fn ranks(self, dist: &[f32; 8], mask: u32) -> [u32; 8] {
-        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
-        unsafe { avx2_ranks(dist, mask) }
-    }
-}
-
-impl Kernel<8, CompactNode8> for Avx2 {
-    #[inline(always)]
-    fn test<const PAD_NEG: bool>(
-        self,
-        node: &CompactNode8,
-        r: &BoxRay,
-        t_min: f32,
-        t_max: f32,
-    ) -> (u32, [f32; 8]) {
-        // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA (see the type's doc).
-        unsafe { avx2_test8_compact::<PAD_NEG>(node, r, t_min, t_max) }
+        node.test_avx2::<PAD_NEG>(self, r, t_min, t_max)
     }
 
     #[inline(always)]

@@ -13,8 +13,12 @@ use std::ops::ControlFlow;
 
 use super::layout::sealed::Internal;
 use super::stack::Stack;
-use super::traverse::{announce, prefetch_item, Item, Kernel, RayTraversal, RayVisitor};
+use super::traverse::{
+    announce, prefetch_item, Item, Kernel, Mode, Node8, RayTraversal, RayVisitor,
+};
+use super::{WideBvh, WideLayout};
 use crate::BoxRay;
+use raypick_primitives::Real;
 
 /// A ray of an interleaved traversal ([`WideBvh::traverse_stream`](super::WideBvh)): its
 /// leaf visitor, which also carries the ray prepared for the box tests.
@@ -230,62 +234,55 @@ pub(crate) fn stream_with_kernel<
     }
 }
 
-macro_rules! wide_stream {
-    ($layout:ty, $simd:ident) => {
-        impl super::WideBvh<8, $layout> {
-            /// Traverses every ray that `next()` hands out (until it returns `None`), each as
-            /// [`Self::traverse_ray_visit`] would with the same `how`, `t_min` and `t_max`:
-            /// the same leaves in the same order, with the same `t_max` values, and nothing
-            /// for an invalid ray or bounds with `!(t_min <= t_max)`. Each ray's visitor is
-            /// handed to `done` when its traversal ends, not necessarily in the order given.
-            ///
-            /// On AVX2 (`how.path()`) the rays take turns, 8 in flight: each visit of a node
-            /// or a leaf ends by starting to load what that ray visits next, which arrives
-            /// while the other rays make their visits. That hides memory latency on trees
-            /// much larger than the caches and only adds the switching on trees that stay
-            /// cached (see `docs/performance.md`). Other paths traverse the rays one by one.
-            /// Allocates nothing.
-            #[inline]
-            pub fn traverse_stream<V, S, D>(
-                &self,
-                how: RayTraversal,
-                t_min: raypick_primitives::Real,
-                t_max: raypick_primitives::Real,
-                mut next: S,
-                mut done: D,
-            ) where
-                V: StreamRay,
-                S: FnMut() -> Option<V>,
-                D: FnMut(V),
-            {
-                #[cfg(target_arch = "x86_64")]
-                if !self.nodes.is_empty() && t_min <= t_max {
-                    let mode = super::traverse::Mode {
-                        // Negative exits matter only when t_min < 0 (see `Kernel`).
-                        pad_neg: !(t_min >= 0.0),
-                        ordered: how.is_ordered(),
-                    };
-                    if super::traverse_x86::$simd(
-                        how.cpu(),
-                        &self.nodes,
-                        t_min,
-                        t_max,
-                        mode,
-                        &mut next,
-                        &mut done,
-                    ) {
-                        return;
-                    }
-                }
-                while let Some(mut v) = next() {
-                    let ray = *v.ray();
-                    self.traverse_ray_visit(how, &ray, t_min, t_max, &mut v);
-                    done(v);
-                }
+impl<L: WideLayout<8> + Node8> WideBvh<8, L> {
+    /// Traverses every ray that `next()` hands out (until it returns `None`), each as
+    /// [`Self::traverse_ray_visit`] would with the same `how`, `t_min` and `t_max`:
+    /// the same leaves in the same order, with the same `t_max` values, and nothing
+    /// for an invalid ray or bounds with `!(t_min <= t_max)`. Each ray's visitor is
+    /// handed to `done` when its traversal ends, not necessarily in the order given.
+    ///
+    /// On AVX2 (`how.path()`) the rays take turns, 8 in flight: each visit of a node
+    /// or a leaf ends by starting to load what that ray visits next, which arrives
+    /// while the other rays make their visits. That hides memory latency on trees
+    /// much larger than the caches and only adds the switching on trees that stay
+    /// cached (see `docs/performance.md`). Other paths traverse the rays one by one.
+    /// Allocates nothing.
+    #[inline]
+    pub fn traverse_stream<V, S, D>(
+        &self,
+        how: RayTraversal,
+        t_min: Real,
+        t_max: Real,
+        mut next: S,
+        mut done: D,
+    ) where
+        V: StreamRay,
+        S: FnMut() -> Option<V>,
+        D: FnMut(V),
+    {
+        #[cfg(target_arch = "x86_64")]
+        if !self.nodes.is_empty() && t_min <= t_max {
+            let mode = Mode {
+                // Negative exits matter only when t_min < 0 (see `Kernel`).
+                pad_neg: !(t_min >= 0.0),
+                ordered: how.is_ordered(),
+            };
+            if super::traverse_x86::stream8(
+                how.cpu(),
+                &self.nodes,
+                t_min,
+                t_max,
+                mode,
+                &mut next,
+                &mut done,
+            ) {
+                return;
             }
         }
-    };
+        while let Some(mut v) = next() {
+            let ray = *v.ray();
+            self.traverse_ray_visit(how, &ray, t_min, t_max, &mut v);
+            done(v);
+        }
+    }
 }
-
-wide_stream!(super::WideNode<8>, stream8);
-wide_stream!(super::CompactNode8, stream8c);

@@ -13,8 +13,10 @@ use raypick_primitives::{Ray, Real};
 
 use super::layout::sealed::Internal;
 use super::stack::Stack;
-use super::{CompactNode8, WideBvh, WideLayout, WideNode};
-use crate::BoxRay;
+#[cfg(doc)]
+use super::CompactNode8;
+use super::{WideBvh, WideLayout, WideNode};
+use crate::{BoxRay, MAX_DEPTH};
 
 pub use super::visitor::{LeafFn, RayTraversal, RayVisitor};
 
@@ -136,32 +138,39 @@ pub(crate) struct Mode {
     pub(crate) ordered: bool,
 }
 
-/// Runs `traverse_with_kernel` in the [`Mode`] the query needs. The stack holds
-/// `stack_cap(N, MAX_DEPTH)` items, enough for any tree, and costs nothing to set up.
-macro_rules! run_kernel {
-    ($n:literal, $k:expr, $nodes:expr, $r:expr, $t_min:expr, $t_max:expr, $mode:expr, $leaf:expr) => {{
-        use $crate::wide::traverse::{stack_cap, traverse_with_kernel};
-        use $crate::MAX_DEPTH;
-        const CAP: usize = stack_cap($n, MAX_DEPTH);
-        let m: $crate::wide::traverse::Mode = $mode;
-        match (m.pad_neg, m.ordered) {
-            (true, true) => traverse_with_kernel::<$n, CAP, true, true, _, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
-            (false, true) => traverse_with_kernel::<$n, CAP, false, true, _, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
-            (true, false) => traverse_with_kernel::<$n, CAP, true, false, _, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
-            (false, false) => traverse_with_kernel::<$n, CAP, false, false, _, _, _>(
-                $k, $nodes, $r, $t_min, $t_max, $leaf,
-            ),
+/// Runs [`traverse_with_kernel`] on an 8-wide tree in the [`Mode`] the query needs. The
+/// stack holds `stack_cap(8, MAX_DEPTH)` items, enough for any tree, and costs nothing to set
+/// up.
+#[inline(always)]
+pub(crate) fn run8_loop<L, K, F>(
+    k: K,
+    nodes: &[L],
+    r: &BoxRay,
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    leaf: &mut F,
+) where
+    L: Internal<8>,
+    K: Kernel<8, L>,
+    F: RayVisitor,
+{
+    const CAP: usize = stack_cap(8, MAX_DEPTH);
+    match (mode.pad_neg, mode.ordered) {
+        (true, true) => {
+            traverse_with_kernel::<8, CAP, true, true, _, _, _>(k, nodes, r, t_min, t_max, leaf)
         }
-    }};
+        (false, true) => {
+            traverse_with_kernel::<8, CAP, false, true, _, _, _>(k, nodes, r, t_min, t_max, leaf)
+        }
+        (true, false) => {
+            traverse_with_kernel::<8, CAP, true, false, _, _, _>(k, nodes, r, t_min, t_max, leaf)
+        }
+        (false, false) => {
+            traverse_with_kernel::<8, CAP, false, false, _, _, _>(k, nodes, r, t_min, t_max, leaf)
+        }
+    }
 }
-#[cfg(target_arch = "x86_64")]
-pub(crate) use run_kernel;
 
 /// The traversal loop, generic over the node kernel. `#[inline(always)]` so that it is
 /// compiled inside each SIMD entry point with that entry point's target features.
@@ -314,92 +323,96 @@ pub(crate) fn prefetch_item<L, F: RayVisitor>(nodes: &[L], it: &Item, leaf: &F) 
     }
 }
 
-macro_rules! wide_traverse_ray {
-    ($layout:ty, $simd_run:ident) => {
-        impl WideBvh<8, $layout> {
-            /// Ray traversal with a closure, the drop-in for
-            /// [`Bvh::traverse_ray`](crate::Bvh::traverse_ray): calls
-            /// `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
-            /// `[t_min, *t_max]`, nearest entered child first, on the fastest path. It is
-            /// [`Self::traverse_ray_visit`] with [`RayTraversal::nearest_first`] and a
-            /// [`LeafFn`]; see there for the contract and the edge cases.
-            #[inline]
-            pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
-            where
-                F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
-            {
-                self.traverse_ray_visit(
-                    RayTraversal::nearest_first(),
-                    &BoxRay::new(ray),
-                    t_min,
-                    t_max,
-                    &mut LeafFn(leaf),
-                );
-            }
+/// What the 8-wide traversals need of a node layout beyond [`WideLayout`]: its SIMD node
+/// tests on x86_64, nothing elsewhere. Implemented for [`WideNode<8>`] and [`CompactNode8`].
+#[cfg(target_arch = "x86_64")]
+pub use super::traverse_x86::SimdNode as Node8;
 
-            /// The ray traversal: calls `visitor.leaf(range, &mut t_max)` for every leaf whose
-            /// box the ray enters within `[t_min, *t_max]`, in the order `how` says (nearest
-            /// entered child first, or slot order), and `visitor.upcoming(range)` for each
-            /// leaf it pushes for a later visit. `range` is a range of leaf-order positions of
-            /// the binary tree this one was collapsed from.
-            ///
-            /// The visitor may lower `*t_max` (the closest hit so far): pending children
-            /// entered beyond it are skipped. It returns [`ControlFlow::Break`] to stop at
-            /// once (any-hit). The box test is
-            /// [`RayAabbPrecomp::intersect_robust`](raypick_primitives::RayAabbPrecomp::intersect_robust)
-            /// (Ize 2013) evaluated for all children at once, so every leaf whose box that
-            /// test accepts is visited unless pruned. An invalid ray ([`BoxRay::is_valid`]),
-            /// or bounds with `!(t_min <= t_max)` (NaN included), visits nothing. Every
-            /// [`SimdPath`](raypick_primitives::simd::SimdPath) visits the same leaves in the same order with the same `t_max`
-            /// values. The visitor's methods are compiled into the traversal loop. Allocates
-            /// nothing.
-            #[inline]
-            pub fn traverse_ray_visit<V: RayVisitor>(
-                &self,
-                how: RayTraversal,
-                ray: &BoxRay,
-                t_min: Real,
-                t_max: Real,
-                visitor: &mut V,
-            ) {
-                if !ray.is_valid() {
-                    return;
-                }
-                let nodes = &self.nodes[..];
-                if nodes.is_empty() || !(t_min <= t_max) {
-                    return;
-                }
-                let mode = Mode {
-                    // Negative exits matter only when t_min < 0 (see `Kernel`).
-                    pad_neg: !(t_min >= 0.0),
-                    ordered: how.ordered,
-                };
-                #[cfg(target_arch = "x86_64")]
-                if super::traverse_x86::$simd_run(how.cpu(), self, ray, t_min, t_max, mode, visitor)
-                {
-                    return;
-                }
-                Self::run_scalar(nodes, ray, t_min, t_max, mode, visitor);
-            }
+/// What the 8-wide traversals need of a node layout beyond [`WideLayout`]: nothing off x86_64.
+#[cfg(not(target_arch = "x86_64"))]
+pub trait Node8: Internal<8> {}
 
-            /// The scalar loop (the reference path, and the fallback), out of line.
-            #[inline(never)]
-            fn run_scalar<F: RayVisitor>(
-                nodes: &[$layout],
-                r: &BoxRay,
-                t_min: Real,
-                t_max: Real,
-                mode: Mode,
-                leaf: &mut F,
-            ) {
-                run_kernel!(8, Scalar, nodes, r, t_min, t_max, mode, leaf)
-            }
+#[cfg(not(target_arch = "x86_64"))]
+impl<L: Internal<8>> Node8 for L {}
+
+impl<L: WideLayout<8> + Node8> WideBvh<8, L> {
+    /// Ray traversal with a closure, the drop-in for
+    /// [`Bvh::traverse_ray`](crate::Bvh::traverse_ray): calls
+    /// `leaf(range, &mut t_max)` for every leaf whose box the ray enters within
+    /// `[t_min, *t_max]`, nearest entered child first, on the fastest path. It is
+    /// [`Self::traverse_ray_visit`] with [`RayTraversal::nearest_first`] and a
+    /// [`LeafFn`]; see there for the contract and the edge cases.
+    #[inline]
+    pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, leaf: F)
+    where
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        self.traverse_ray_visit(
+            RayTraversal::nearest_first(),
+            &BoxRay::new(ray),
+            t_min,
+            t_max,
+            &mut LeafFn(leaf),
+        );
+    }
+
+    /// The ray traversal: calls `visitor.leaf(range, &mut t_max)` for every leaf whose
+    /// box the ray enters within `[t_min, *t_max]`, in the order `how` says (nearest
+    /// entered child first, or slot order), and `visitor.upcoming(range)` for each
+    /// leaf it pushes for a later visit. `range` is a range of leaf-order positions of
+    /// the binary tree this one was collapsed from.
+    ///
+    /// The visitor may lower `*t_max` (the closest hit so far): pending children
+    /// entered beyond it are skipped. It returns [`ControlFlow::Break`] to stop at
+    /// once (any-hit). The box test is
+    /// [`RayAabbPrecomp::intersect_robust`](raypick_primitives::RayAabbPrecomp::intersect_robust)
+    /// (Ize 2013) evaluated for all children at once, so every leaf whose box that
+    /// test accepts is visited unless pruned. An invalid ray ([`BoxRay::is_valid`]),
+    /// or bounds with `!(t_min <= t_max)` (NaN included), visits nothing. Every
+    /// [`SimdPath`](raypick_primitives::simd::SimdPath) visits the same leaves in the same order with the same `t_max`
+    /// values. The visitor's methods are compiled into the traversal loop. Allocates
+    /// nothing.
+    #[inline]
+    pub fn traverse_ray_visit<V: RayVisitor>(
+        &self,
+        how: RayTraversal,
+        ray: &BoxRay,
+        t_min: Real,
+        t_max: Real,
+        visitor: &mut V,
+    ) {
+        if !ray.is_valid() {
+            return;
         }
-    };
-}
+        let nodes = &self.nodes[..];
+        if nodes.is_empty() || !(t_min <= t_max) {
+            return;
+        }
+        let mode = Mode {
+            // Negative exits matter only when t_min < 0 (see `Kernel`).
+            pad_neg: !(t_min >= 0.0),
+            ordered: how.ordered,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if super::traverse_x86::run8(how.cpu(), nodes, ray, t_min, t_max, mode, visitor) {
+            return;
+        }
+        Self::run_scalar(nodes, ray, t_min, t_max, mode, visitor);
+    }
 
-wide_traverse_ray!(WideNode<8>, run8);
-wide_traverse_ray!(CompactNode8, run8c);
+    /// The scalar loop (the reference path, and the fallback), out of line.
+    #[inline(never)]
+    fn run_scalar<F: RayVisitor>(
+        nodes: &[L],
+        r: &BoxRay,
+        t_min: Real,
+        t_max: Real,
+        mode: Mode,
+        leaf: &mut F,
+    ) {
+        run8_loop(Scalar, nodes, r, t_min, t_max, mode, leaf);
+    }
+}
 
 #[cfg(test)]
 pub(crate) mod tests {

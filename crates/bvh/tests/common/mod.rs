@@ -1,38 +1,14 @@
-//! Shared test helpers: a seeded RNG, box generators and brute-force oracles.
+//! Shared test helpers: box generators and brute-force oracles (the seeded RNG is
+//! `raypick_test_support`'s).
 #![allow(dead_code)]
 
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Ray, Vector3};
 
-/// A small deterministic RNG (PCG32-like).
-pub struct Rng(u64);
+pub mod wide;
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407))
-    }
-    pub fn next_u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let x = ((self.0 >> 18) ^ self.0) >> 27;
-        let rot = (self.0 >> 59) as u32;
-        (x as u32).rotate_right(rot)
-    }
-    /// Uniform in [0, 1).
-    pub fn f(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
-    }
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f()
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u32() as usize) % n.max(1)
-    }
-}
+#[allow(unused_imports)]
+pub use raypick_test_support::{env_cases, Rng};
 
 pub fn presets() -> Vec<(&'static str, BuildConfig)> {
     vec![
@@ -182,15 +158,4 @@ pub fn collect(bvh: &Bvh, ranges: &[std::ops::Range<usize>]) -> Vec<usize> {
         .collect();
     v.sort_unstable();
     v
-}
-
-pub fn env_cases(default: usize) -> usize {
-    std::env::var("RAYPICK_PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(if std::env::var("RAYPICK_LONG").is_ok() {
-            default * 10
-        } else {
-            default
-        })
 }
