@@ -175,7 +175,7 @@ impl Bvh {
     /// OBB or frustum tests) and calls `leaf(range)` for each leaf that does. The predicate
     /// should be conservative (true whenever the box may hold something of interest).
     /// Stop early with [`ControlFlow::Break`]. Allocates nothing.
-    pub fn traverse_with<P, F>(&self, mut node_pred: P, mut leaf: F)
+    pub fn traverse_where<P, F>(&self, mut node_pred: P, mut leaf: F)
     where
         P: FnMut(&Aabb) -> bool,
         F: FnMut(Range<usize>) -> ControlFlow<()>,

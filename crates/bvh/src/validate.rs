@@ -172,7 +172,7 @@ pub(crate) fn check_structure(
     Ok(depth)
 }
 
-/// SAH cost of a node array (see [`Bvh::sah_cost_with`]).
+/// SAH cost of a node array (see [`Bvh::sah_cost_weighted`]).
 pub(crate) fn sah_cost(nodes: &[Node], traversal_cost: f64, intersection_cost: f64) -> f64 {
     let Some(root) = nodes.first() else {
         return 0.0;
@@ -274,7 +274,7 @@ impl Bvh {
 
     /// [`Bvh::sah_cost`] with the given traversal and intersection costs.
     #[must_use]
-    pub fn sah_cost_with(&self, traversal_cost: f64, intersection_cost: f64) -> f64 {
+    pub fn sah_cost_weighted(&self, traversal_cost: f64, intersection_cost: f64) -> f64 {
         sah_cost(&self.nodes, traversal_cost, intersection_cost)
     }
 }

@@ -141,7 +141,7 @@ fn hand_computed_sah() {
         "{}",
         bvh.sah_cost()
     );
-    assert!((bvh.sah_cost_with(2.0, 1.0) - (expected + 1.0)).abs() < 1e-9);
+    assert!((bvh.sah_cost_weighted(2.0, 1.0) - (expected + 1.0)).abs() < 1e-9);
     // Overlapping boxes: a leaf (cost 2) beats splitting (1 + 2 * 1).
     let same = [boxes[0], boxes[0]];
     let bvh = Bvh::build(&same, &unit).unwrap();

@@ -42,7 +42,7 @@ fn queries_and_refit_do_not_allocate() {
             visited += r.len();
             ControlFlow::Continue(())
         });
-        bvh.traverse_with(
+        bvh.traverse_where(
             |b| dist(b) < 4.0,
             |r| {
                 visited += r.len();

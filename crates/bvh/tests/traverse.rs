@@ -252,7 +252,7 @@ fn aabb_and_predicate_candidates_equal_brute_force() {
                         .collect();
                     assert_eq!(got, expected, "{name} {fam} n={n}");
 
-                    // Sphere predicate through traverse_with.
+                    // Sphere predicate through traverse_where.
                     let c = Point3::new(
                         rng.range(-10.0, 10.0),
                         rng.range(-10.0, 10.0),
@@ -262,7 +262,7 @@ fn aabb_and_predicate_candidates_equal_brute_force() {
                     let expected: Vec<usize> =
                         (0..n).filter(|&i| dist2_f32(&boxes[i], &c) <= r2).collect();
                     let mut ranges = Vec::new();
-                    bvh.traverse_with(
+                    bvh.traverse_where(
                         |b| dist2_f32(b, &c) <= r2,
                         |r| {
                             ranges.push(r);

@@ -185,7 +185,7 @@ fn refit_equals_compacting_the_refit_plain_tree() {
         if n > 0 {
             assert_ne!(c, compact, "n={n}: nothing moved");
         }
-        c.refit_with(|r| union(&boxes, prims, r)).unwrap();
+        c.refit_by_leaf(|r| union(&boxes, prims, r)).unwrap();
         assert_eq!(c, compact, "n={n}: refit back");
     }
 }
@@ -321,7 +321,7 @@ fn from_compact_keeps_the_shape_and_refits_back_to_the_plain_tree() {
                 assert_eq!(b.child_aabb(i), c.child_aabb(i));
             }
         }
-        back.refit_with(|r| union(&boxes, bvh.prim_indices(), r))
+        back.refit_by_leaf(|r| union(&boxes, bvh.prim_indices(), r))
             .unwrap();
         assert_eq!(back, wide, "n={n}");
     }

@@ -119,7 +119,7 @@ fn check_queries<const N: usize>(
     });
     assert_eq!(v.prims(prims, what), all, "{what}: all-space box");
     let mut v = Visits::new();
-    wide.traverse_with(
+    wide.traverse_where(
         |_| true,
         |r| {
             v.push(r);
@@ -161,14 +161,14 @@ fn check_queries<const N: usize>(
         let r2 = f64::from(rng.range(0.0, 5.0)).powi(2);
         let near = |b: &Aabb| dist2(&c, b) <= r2;
         let mut v = Visits::new();
-        wide.traverse_with(near, |r| {
+        wide.traverse_where(near, |r| {
             assert!(near(&union(boxes, prims, r.clone())), "{what}: sphere leaf");
             v.push(r);
             ControlFlow::Continue(())
         });
         let brute: Vec<usize> = (0..boxes.len()).filter(|&p| near(&boxes[p])).collect();
         let mut b = Visits::new();
-        bvh.traverse_with(near, |r| {
+        bvh.traverse_where(near, |r| {
             b.push(r);
             ControlFlow::Continue(())
         });
@@ -286,7 +286,7 @@ fn empty_nan_and_inverted_queries_visit_nothing() {
         for q in [Aabb::EMPTY, nan] {
             tree.traverse_aabb(&q, |r| panic!("visited {r:?}"));
         }
-        tree.traverse_with(|_| false, |r| panic!("visited {r:?}"));
+        tree.traverse_where(|_| false, |r| panic!("visited {r:?}"));
         tree.traverse_best_first(f32::NAN, |_| 0.0, |r, _| panic!("visited {r:?}"));
         tree.traverse_best_first(1.0, |_| f32::NAN, |r, _| panic!("visited {r:?}"));
         let p = Point3::new(0.0, 0.0, 0.0);
@@ -307,7 +307,7 @@ fn break_stops_every_traversal() {
     let wide = Bvh8::from_bvh(&bvh);
     assert!(wide.leaf_ranges().len() > 2);
     let mut calls = 0;
-    wide.traverse_with(
+    wide.traverse_where(
         |_| true,
         |_| {
             calls += 1;
@@ -438,7 +438,7 @@ fn refit_variants_agree_and_are_tight() {
             let mut b = wide.clone();
             b.refit_leaf_order(&leaf_order).unwrap();
             let mut c = wide.clone();
-            c.refit_with(|r| union(&to, prims, r)).unwrap();
+            c.refit_by_leaf(|r| union(&to, prims, r)).unwrap();
             assert_eq!(a, b, "n={n} {name}");
             assert_eq!(a, c, "n={n} {name}");
             assert_tight(&a, |r| union(&to, prims, r));
@@ -515,7 +515,7 @@ fn refit_rejects_bad_input_and_keeps_the_tree() {
     let leaves = wide.leaf_ranges();
     let victim = leaves[leaves.len() / 2].clone();
     let err = w
-        .refit_with(|r| {
+        .refit_by_leaf(|r| {
             if r == victim {
                 Aabb::EMPTY
             } else {
@@ -565,7 +565,7 @@ fn queries_and_sequential_refits_do_not_allocate() {
                 visits += r.len();
                 ControlFlow::Continue(())
             });
-            wide.traverse_with(
+            wide.traverse_where(
                 |b| overlaps(b, q),
                 |r| {
                     visits += r.len();
@@ -585,7 +585,7 @@ fn queries_and_sequential_refits_do_not_allocate() {
         }
         wide.refit(prims, &boxes).unwrap();
         wide.refit_leaf_order(&leaf_order).unwrap();
-        wide.refit_with(|r| union(&boxes, prims, r)).unwrap();
+        wide.refit_by_leaf(|r| union(&boxes, prims, r)).unwrap();
     });
     assert_eq!(n, 0, "allocations");
     assert!(visits > 0);

@@ -358,7 +358,7 @@ impl CompactBvh8 {
 impl WideBvh<8> {
     /// The plain form of a compact tree: same shape and leaf ranges, each slot box the
     /// stored (dequantized) one, which contains the exact box it was made from. Refit it
-    /// ([`WideBvh::refit_with`]) to tighten the boxes again. O(nodes).
+    /// ([`WideBvh::refit_by_leaf`]) to tighten the boxes again. O(nodes).
     #[must_use]
     pub fn from_compact(compact: &CompactBvh8) -> Self {
         let src = compact.nodes();

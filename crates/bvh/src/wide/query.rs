@@ -1,7 +1,7 @@
 //! Non-ray traversals of a [`WideBvh`]: box overlap, node predicate, best-first and
 //! nearest-first by distance to a point, with the contracts of the binary tree's
 //! [`Bvh::traverse_aabb`](crate::Bvh::traverse_aabb),
-//! [`Bvh::traverse_with`](crate::Bvh::traverse_with) and
+//! [`Bvh::traverse_where`](crate::Bvh::traverse_where) and
 //! [`Bvh::traverse_best_first`](crate::Bvh::traverse_best_first); and tree statistics.
 //!
 //! A wide node has no box of its own: each of its child slots has one, so every test below
@@ -95,7 +95,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// predicate should be conservative (true whenever the box may hold something of
     /// interest); it is called once per used slot reached, never for unused slots. Stop early
     /// with [`ControlFlow::Break`]. Allocates nothing. Order unspecified.
-    pub fn traverse_with<P, F>(&self, mut node_pred: P, leaf: F)
+    pub fn traverse_where<P, F>(&self, mut node_pred: P, leaf: F)
     where
         P: FnMut(&Aabb) -> bool,
         F: FnMut(Range<usize>) -> ControlFlow<()>,

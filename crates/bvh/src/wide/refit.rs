@@ -43,7 +43,7 @@ pub enum WideRefitError {
         /// The index found there.
         index: usize,
     },
-    /// The box [`WideBvh::refit_with`] got for a leaf is NaN, infinite or inverted.
+    /// The box [`WideBvh::refit_by_leaf`] got for a leaf is NaN, infinite or inverted.
     #[error("the box of leaf {start}..{end} is NaN, infinite or inverted")]
     BadLeafBox {
         /// First leaf-order position of the leaf.
@@ -189,7 +189,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
                 });
             }
         }
-        self.refit_with(|r| union_of(prim_indices[r].iter().map(|&p| &boxes[p as usize])))
+        self.refit_by_leaf(|r| union_of(prim_indices[r].iter().map(|&p| &boxes[p as usize])))
     }
 
     /// [`WideBvh::refit`] with the boxes already in leaf order (`boxes[pos]` is the box of the
@@ -206,7 +206,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
         if let Some(index) = first_bad_box(boxes) {
             return Err(WideRefitError::BadBox { index });
         }
-        self.refit_with(|r| union_of(boxes[r].iter()))
+        self.refit_by_leaf(|r| union_of(boxes[r].iter()))
     }
 
     /// Refits from a function giving the box of a leaf: `leaf_box(range)` must return the
@@ -219,7 +219,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     /// the leaf; the boxes of the other leaves may then already be refit while the interior
     /// slots are not, so the tree does not bound its primitives until a refit succeeds.
     /// On success every slot box is exactly the union of what lies below it.
-    pub fn refit_with<F>(&mut self, leaf_box: F) -> Result<(), WideRefitError>
+    pub fn refit_by_leaf<F>(&mut self, leaf_box: F) -> Result<(), WideRefitError>
     where
         F: Fn(Range<usize>) -> Aabb + Sync,
     {

@@ -191,13 +191,13 @@ impl Mesh {
             // A moving mesh: plain nodes, whose update is faster than re-quantizing
             // (measured 20-24 against 27-31 ms on 1M triangles, one thread).
             let mut plain = Bvh8::from_compact(c);
-            plain.refit_with(|r| tris.leaf_box(r))?;
+            plain.refit_by_leaf(|r| tris.leaf_box(r))?;
             self.wide = MeshTree::Plain(plain);
             return Ok(());
         }
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
-        self.wide.refit_with(|r| tris.leaf_box(r))?;
+        self.wide.refit_by_leaf(|r| tris.leaf_box(r))?;
         Ok(())
     }
 
@@ -290,7 +290,7 @@ impl Mesh {
             MeshTree::Compact(t) => {
                 let mut plain = Bvh8::from_compact(t);
                 let tris = &self.tris;
-                plain.refit_with(|r| tris.leaf_box(r))?;
+                plain.refit_by_leaf(|r| tris.leaf_box(r))?;
                 plain
             }
         };

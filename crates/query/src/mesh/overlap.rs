@@ -50,7 +50,7 @@ impl Mesh {
     ) {
         out.clear();
         let leaf = self.exact_into(exact, out);
-        self.wide.traverse_with(node, leaf);
+        self.wide.traverse_where(node, leaf);
         out.sort_unstable();
     }
 
@@ -193,7 +193,7 @@ impl Mesh {
     pub fn classify_frustum_into(&self, frustum: &Frustum, out: &mut FrustumSelection) {
         out.clear();
         let prims = &self.prims[..];
-        self.wide.traverse_with(
+        self.wide.traverse_where(
             |n| frustum_aabb(frustum, n) != Classification::Outside,
             |range| {
                 for pos in range {

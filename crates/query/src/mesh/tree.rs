@@ -161,13 +161,13 @@ impl MeshTree {
         with_tree!(self, t => t.traverse_aabb(aabb, leaf));
     }
 
-    /// See [`raypick_bvh::wide::WideBvh::traverse_with`].
-    pub fn traverse_with<P, F>(&self, node_pred: P, leaf: F)
+    /// See [`raypick_bvh::wide::WideBvh::traverse_where`].
+    pub fn traverse_where<P, F>(&self, node_pred: P, leaf: F)
     where
         P: FnMut(&Aabb) -> bool,
         F: FnMut(Range<usize>) -> ControlFlow<()>,
     {
-        with_tree!(self, t => t.traverse_with(node_pred, leaf));
+        with_tree!(self, t => t.traverse_where(node_pred, leaf));
     }
 
     /// See [`raypick_bvh::wide::WideBvh::traverse_best_first`].
@@ -187,11 +187,11 @@ impl MeshTree {
         with_tree!(self, t => t.traverse_nearest_first(p, max_dist2, leaf));
     }
 
-    /// See [`raypick_bvh::wide::WideBvh::refit_with`].
-    pub(crate) fn refit_with<F>(&mut self, leaf_box: F) -> Result<(), WideRefitError>
+    /// See [`raypick_bvh::wide::WideBvh::refit_by_leaf`].
+    pub(crate) fn refit_by_leaf<F>(&mut self, leaf_box: F) -> Result<(), WideRefitError>
     where
         F: Fn(Range<usize>) -> Aabb + Sync,
     {
-        with_tree!(self, t => t.refit_with(leaf_box))
+        with_tree!(self, t => t.refit_by_leaf(leaf_box))
     }
 }

@@ -195,7 +195,7 @@ impl Scene {
         };
         if let Some(bvh) = self.fresh_top() {
             let leaf = self.top_leaf();
-            bvh.traverse_with(
+            bvh.traverse_where(
                 |b| frustum_aabb(frustum, b).may_intersect(),
                 |range| {
                     for pos in range {
@@ -302,7 +302,7 @@ impl Scene {
                 frustum_aabb(&local, b).may_intersect()
                     && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
             };
-            mesh.tree().traverse_with(near_cursor, |range| {
+            mesh.tree().traverse_where(near_cursor, |range| {
                 for pos in range {
                     let tri = prims[pos];
                     let idx = src.triangles[tri as usize];
