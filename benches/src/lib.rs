@@ -14,8 +14,10 @@
 
 pub mod exchange;
 pub mod hard;
+pub mod machine;
 pub mod noise;
 pub mod peers;
+pub mod rays;
 pub mod rng;
 pub mod workloads;
 
