@@ -6,9 +6,7 @@ use std::ops::{ControlFlow, Range};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use raypick_bvh::wide::{
-    Bvh8, CompactBvh8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats,
-};
+use raypick_bvh::wide::{RayLayout8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats};
 use raypick_bvh::BoxRay;
 use raypick_io::SceneData;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Real, Unit, Vector3, WatertightRay};
@@ -237,10 +235,7 @@ impl<L: WideLayout<8>> RayVisitor for CostCounter<'_, L> {
 }
 
 /// [`World::traversal_cost`] on the tree of either layout, through its own traversal.
-fn traversal_cost_in<L: WideLayout<8>>(tree: &WideBvh<8, L>, flat: &Flat, ray: &Ray) -> (u32, u32)
-where
-    WideBvh<8, L>: Traverse,
-{
+fn traversal_cost_in<L: RayLayout8>(tree: &WideBvh<8, L>, flat: &Flat, ray: &Ray) -> (u32, u32) {
     let mut counter = CostCounter {
         nodes: tree.nodes(),
         flat,
@@ -248,23 +243,7 @@ where
         boxes_tested: 0,
         triangles_tested: 0,
     };
-    tree.visit(ray, &mut counter);
+    let how = RayTraversal::nearest_first();
+    tree.traverse_ray_visit(how, &BoxRay::new(ray), 0.0, Real::INFINITY, &mut counter);
     (counter.boxes_tested, counter.triangles_tested)
 }
-
-/// The ray traversal of both layouts, for [`traversal_cost_in`].
-trait Traverse {
-    fn visit<V: RayVisitor>(&self, ray: &Ray, v: &mut V);
-}
-
-macro_rules! impl_traverse {
-    ($($t:ty),*) => {$(
-        impl Traverse for $t {
-            fn visit<V: RayVisitor>(&self, ray: &Ray, v: &mut V) {
-                let how = RayTraversal::nearest_first();
-                self.traverse_ray_visit(how, &BoxRay::new(ray), 0.0, Real::INFINITY, v);
-            }
-        }
-    )*};
-}
-impl_traverse!(Bvh8, CompactBvh8);

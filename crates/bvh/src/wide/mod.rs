@@ -88,7 +88,7 @@ pub use compact::{CompactBvh8, CompactError, CompactNode8};
 pub use layout::WideLayout;
 pub use refit::WideRefitError;
 pub use stream::StreamRay;
-pub use traverse::{LeafFn, RayTraversal, RayVisitor};
+pub use traverse::{LeafFn, RayLayout8, RayTraversal, RayVisitor};
 pub use validate::{WideStats, WideValidationError};
 
 /// Marks an unused child slot (its box is empty, so no ray enters it).

@@ -14,9 +14,9 @@ use std::ops::ControlFlow;
 use super::layout::sealed::Internal;
 use super::stack::Stack;
 use super::traverse::{
-    announce, prefetch_item, Item, Kernel, Mode, Node8, RayTraversal, RayVisitor,
+    announce, prefetch_item, Item, Kernel, Mode, RayLayout8, RayTraversal, RayVisitor,
 };
-use super::{WideBvh, WideLayout};
+use super::WideBvh;
 use crate::BoxRay;
 use raypick_primitives::Real;
 
@@ -234,7 +234,7 @@ pub(crate) fn stream_with_kernel<
     }
 }
 
-impl<L: WideLayout<8> + Node8> WideBvh<8, L> {
+impl<L: RayLayout8> WideBvh<8, L> {
     /// Traverses every ray that `next()` hands out (until it returns `None`), each as
     /// [`Self::traverse_ray_visit`] would with the same `how`, `t_min` and `t_max`:
     /// the same leaves in the same order, with the same `t_max` values, and nothing

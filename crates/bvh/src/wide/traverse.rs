@@ -335,7 +335,13 @@ pub trait Node8: Internal<8> {}
 #[cfg(not(target_arch = "x86_64"))]
 impl<L: Internal<8>> Node8 for L {}
 
-impl<L: WideLayout<8> + Node8> WideBvh<8, L> {
+/// An 8-wide node layout the ray traversals run on: [`WideNode<8>`] and [`CompactNode8`]
+/// (sealed). Write generic code over both trees as `WideBvh<8, L>` with `L: RayLayout8`.
+pub trait RayLayout8: WideLayout<8> + Node8 {}
+
+impl<L: WideLayout<8> + Node8> RayLayout8 for L {}
+
+impl<L: RayLayout8> WideBvh<8, L> {
     /// Ray traversal with a closure, the drop-in for
     /// [`Bvh::traverse_ray`](crate::Bvh::traverse_ray): calls
     /// `leaf(range, &mut t_max)` for every leaf whose box the ray enters within

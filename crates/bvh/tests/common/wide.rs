@@ -3,7 +3,7 @@
 
 use std::ops::{ControlFlow, Range};
 
-use raypick_bvh::wide::{Bvh8, CompactBvh8, LeafFn, RayTraversal, WideBvh};
+use raypick_bvh::wide::{LeafFn, RayLayout8, RayTraversal, WideBvh};
 use raypick_bvh::{BoxRay, BuildConfig, Bvh};
 use raypick_primitives::simd::SimdPath;
 use raypick_primitives::{Aabb, Point3, Ray, Vector3};
@@ -179,21 +179,14 @@ pub trait Traverse {
     fn traverse(&self, path: SimdPath, ray: &Ray, t0: f32, t1: f32, ordered: bool, f: Leaf<'_>);
 }
 
-macro_rules! impl_traverse {
-    ($($t:ty),*) => {$(
-        impl Traverse for $t {
-            fn traverse(
-                &self,
-                path: SimdPath,
-                ray: &Ray,
-                t0: f32,
-                t1: f32,
-                ordered: bool,
-                f: Leaf<'_>,
-            ) {
-                self.traverse_ray_visit(how(path, ordered), &BoxRay::new(ray), t0, t1, &mut LeafFn(f));
-            }
-        }
-    )*};
+impl<L: RayLayout8> Traverse for WideBvh<8, L> {
+    fn traverse(&self, path: SimdPath, ray: &Ray, t0: f32, t1: f32, ordered: bool, f: Leaf<'_>) {
+        self.traverse_ray_visit(
+            how(path, ordered),
+            &BoxRay::new(ray),
+            t0,
+            t1,
+            &mut LeafFn(f),
+        );
+    }
 }
-impl_traverse!(Bvh8, CompactBvh8);
