@@ -10,11 +10,14 @@ use raypick::io::load_scene;
 use raypick::primitives::Point3;
 use raypick::query::{GridConfig, Mesh};
 
-/// Runs the example (public so that `tests/examples.rs` can run it).
-pub fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj").to_owned()
-    });
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    run(std::env::args().nth(1).as_deref())
+}
+
+/// Runs the example on `file`, the bundled bunny by default (`tests/examples.rs` runs it).
+pub fn run(file: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
+    let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
+    let path = file.unwrap_or(bunny);
     let loaded = load_scene(&path)?;
     let mesh: &Mesh = loaded.scene.mesh(loaded.meshes[0]).ok_or("no mesh")?;
 

@@ -31,21 +31,26 @@ pub use raypick_query as query;
 
 pub use raypick_io::{load_mesh, load_scene, read_file, BuiltScene, SceneData};
 pub use raypick_primitives::{Aabb, Cull, Isometry3, Matrix4, Point3, Ray, Real, Vector3};
-pub use raypick_query::camera::{Camera, CameraError, ClipConvention, Projection, Viewport};
+pub use raypick_query::camera::{
+    Camera, CameraError, ClipConvention, Projection, ScreenRect, Viewport,
+};
 /// The parry3d shapes [`Scene::add_shape`] takes (`SharedShape::ball(1.0)`, ...).
 pub use raypick_query::scene::SharedShape;
 pub use raypick_query::scene::{
-    InstanceId, MeshId, Pick, PickError, PickOptions, SceneError, SceneHit, SceneQuery, SelectMode,
-    SelectOptions,
+    HitGeometry, InstanceId, MeshId, Pick, PickError, PickOptions, SceneError, SceneHit,
+    SceneQuery, SelectMode, SelectOptions, Selection,
 };
-pub use raypick_query::{Hit, Mesh, MeshError, RayQuery, Scene};
+pub use raypick_query::{
+    GridConfig, Hit, Mesh, MeshDistance, MeshError, NearestPoint, RayQuery, Scene, SignedDistance,
+};
 
 /// What a pick needs, in one import: `use raypick::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         load_mesh, load_scene, Aabb, Camera, ClipConvention, Cull, Error, Hit, InstanceId,
         Isometry3, Matrix4, Mesh, MeshId, Pick, PickOptions, Point3, Projection, Ray, RayQuery,
-        Real, Scene, SceneHit, SceneQuery, SelectOptions, SharedShape, Vector3, Viewport,
+        Real, Scene, SceneHit, SceneQuery, ScreenRect, SelectMode, SelectOptions, SharedShape,
+        Vector3, Viewport,
     };
 }
 

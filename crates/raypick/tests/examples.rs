@@ -1,9 +1,34 @@
 //! Runs the examples, so that they keep compiling and working.
 
+#[allow(dead_code)] // `main`: the test calls `run`
+#[path = "../examples/pick.rs"]
+mod pick;
+#[allow(dead_code)] // `main`: the test calls `run`
+#[path = "../examples/ray_queries.rs"]
+mod ray_queries;
+#[allow(dead_code)] // `main`: the test calls `run`
+#[path = "../examples/scene_instances.rs"]
+mod scene_instances;
+#[allow(dead_code)] // `main`: the test calls `run`
 #[path = "../examples/signed_distance.rs"]
 mod signed_distance;
 
 #[test]
+fn pick_example_runs() {
+    pick::run(None).unwrap();
+}
+
+#[test]
+fn ray_queries_example_runs() {
+    ray_queries::run(None).unwrap();
+}
+
+#[test]
+fn scene_instances_example_runs() {
+    scene_instances::run().unwrap();
+}
+
+#[test]
 fn signed_distance_example_runs() {
-    signed_distance::main().unwrap();
+    signed_distance::run(None).unwrap();
 }

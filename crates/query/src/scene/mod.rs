@@ -472,6 +472,19 @@ impl Scene {
         self.object(id).map(|o| o.world_box)
     }
 
+    /// The world box of every object with a finite box (half-spaces are left out, so that
+    /// a camera can frame the rest); empty for an empty scene. Current after edits, without
+    /// [`Scene::update`].
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.slots
+            .iter()
+            .filter_map(|s| s.object.as_ref())
+            .map(|o| o.world_box)
+            .filter(transform::is_finite_box)
+            .fold(Aabb::default(), |acc, b| acc.union(&b))
+    }
+
     /// Sets an object's layer mask. Queries see it when `mask & query.mask != 0`.
     ///
     /// # Errors
