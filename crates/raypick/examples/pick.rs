@@ -15,7 +15,7 @@ fn main() -> Result<(), Error> {
 pub fn run(file: Option<&str>) -> Result<(), Error> {
     let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
     let path = file.unwrap_or(bunny);
-    let loaded = load_scene(&path)?;
+    let loaded = load_scene(path)?;
     let scene = &loaded.scene;
 
     // A camera in front of the scene's box, looking at its centre, and an 800x600 window.

@@ -15,7 +15,7 @@ fn main() -> Result<(), Error> {
 pub fn run(file: Option<&str>) -> Result<(), Error> {
     let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
     let path = file.unwrap_or(bunny);
-    let mesh = load_mesh(&path)?;
+    let mesh = load_mesh(path)?;
     let b = mesh.bounds();
     println!(
         "{} triangles, bounds {:?} .. {:?}",

@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 pub fn run(file: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
     let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
     let path = file.unwrap_or(bunny);
-    let loaded = load_scene(&path)?;
+    let loaded = load_scene(path)?;
     let mesh: &Mesh = loaded.scene.mesh(loaded.meshes[0]).ok_or("no mesh")?;
 
     // One point at a time: the sign comes from the generalized winding number.
