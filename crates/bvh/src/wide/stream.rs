@@ -39,11 +39,7 @@ impl<const CAP: usize> Walk<CAP> {
     #[inline(always)]
     fn new(t_min: f32, t_max: f32) -> Self {
         Self {
-            item: Item {
-                t: t_min,
-                child: 0,
-                count: 0,
-            },
+            item: Item::root(t_min),
             stack: Stack::new(),
             t_max,
         }
@@ -52,11 +48,7 @@ impl<const CAP: usize> Walk<CAP> {
     /// Restarts at the root for a new ray.
     #[inline(always)]
     fn reset(&mut self, t_min: f32, t_max: f32) {
-        self.item = Item {
-            t: t_min,
-            child: 0,
-            count: 0,
-        };
+        self.item = Item::root(t_min);
         self.stack.clear();
         self.t_max = t_max;
     }
@@ -98,32 +90,13 @@ where
         if mask != 0 {
             if mask & (mask - 1) == 0 {
                 let i = mask.trailing_zeros() as usize;
-                w.item = Item {
-                    t: dist[i],
-                    child: node.slot(i).0,
-                    count: node.slot(i).1,
-                };
+                w.item = Item::slot(node, &dist, i);
                 prefetch_item(nodes, &w.item, leaf);
                 return true;
             }
             let rest = mask & (mask - 1);
             if rest & (rest - 1) == 0 {
-                let (i, j) = (
-                    mask.trailing_zeros() as usize,
-                    rest.trailing_zeros() as usize,
-                );
-                let f = if ORDERED && dist[i] < dist[j] { i } else { j };
-                let s = (i ^ j ^ f) & (N - 1);
-                let first = Item {
-                    t: dist[f],
-                    child: node.slot(f).0,
-                    count: node.slot(f).1,
-                };
-                let second = Item {
-                    t: dist[s],
-                    child: node.slot(s).0,
-                    count: node.slot(s).1,
-                };
+                let (first, second) = Item::two::<N, ORDERED, _>(node, &dist, mask);
                 announce(nodes, &second, leaf);
                 w.stack.push(second);
                 prefetch_item(nodes, &first, leaf);
@@ -140,11 +113,7 @@ where
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let it = Item {
-                    t: dist[i],
-                    child: node.slot(i).0,
-                    count: node.slot(i).1,
-                };
+                let it = Item::slot(node, &dist, i);
                 announce(nodes, &it, leaf);
                 if ORDERED {
                     placed.put(rank[i] as usize, it);

@@ -123,6 +123,53 @@ pub(crate) struct Item {
     pub(crate) count: u32,
 }
 
+impl Item {
+    /// The root, entered at `t`.
+    #[inline(always)]
+    pub(crate) fn root(t: f32) -> Self {
+        Self {
+            t,
+            child: 0,
+            count: 0,
+        }
+    }
+
+    /// Slot `i` of `node`, entered at `dist[i]`.
+    #[inline(always)]
+    pub(crate) fn slot<const N: usize, L: Internal<N>>(
+        node: &L,
+        dist: &[f32; N],
+        i: usize,
+    ) -> Self {
+        let (child, count) = node.slot(i);
+        Self {
+            t: dist[i],
+            child,
+            count,
+        }
+    }
+
+    /// The two slots entered when `mask` has exactly two bits: the one to visit now and the
+    /// one to push. The nearer goes first; the later slot on a tie or when unordered, as
+    /// the general sorted push would. Chosen by index, which compiles to a conditional move:
+    /// a branch on the two distances mispredicts about every other time.
+    #[inline(always)]
+    pub(crate) fn two<const N: usize, const ORDERED: bool, L: Internal<N>>(
+        node: &L,
+        dist: &[f32; N],
+        mask: u32,
+    ) -> (Self, Self) {
+        let rest = mask & (mask - 1);
+        let (i, j) = (
+            mask.trailing_zeros() as usize,
+            rest.trailing_zeros() as usize,
+        );
+        let f = if ORDERED && dist[i] < dist[j] { i } else { j };
+        let s = (i ^ j ^ f) & (N - 1);
+        (Self::slot(node, dist, f), Self::slot(node, dist, s))
+    }
+}
+
 /// Stack capacity for trees of at most `depth` wide levels: a node at level `L` finds at most
 /// `(N - 1) * (L - 1)` pending slots of its ancestors and pushes at most `N`. (The wide depth
 /// is at most the binary depth minus one, so below `MAX_DEPTH`.)
@@ -199,11 +246,7 @@ pub(crate) fn traverse_with_kernel<
 {
     // CAP bounds the pending slots (see `stack_cap`).
     let mut stack: Stack<Item, CAP> = Stack::new();
-    let mut item = Item {
-        t: t_min,
-        child: 0,
-        count: 0,
-    };
+    let mut item = Item::root(t_min);
     loop {
         if item.count > 0 {
             let s = item.child as usize;
@@ -217,35 +260,13 @@ pub(crate) fn traverse_with_kernel<
             if mask != 0 {
                 if mask & (mask - 1) == 0 {
                     let i = mask.trailing_zeros() as usize;
-                    item = Item {
-                        t: dist[i],
-                        child: node.slot(i).0,
-                        count: node.slot(i).1,
-                    };
+                    item = Item::slot(node, &dist, i);
                     continue;
                 }
                 let rest = mask & (mask - 1);
                 if rest & (rest - 1) == 0 {
-                    // Two entered (the common case): visit the nearer now, the later slot on
-                    // a tie or when unordered, as the general loop below would.
-                    // Chosen by index, which compiles to a conditional move: a branch on the
-                    // two distances mispredicts about every other time.
-                    let (i, j) = (
-                        mask.trailing_zeros() as usize,
-                        rest.trailing_zeros() as usize,
-                    );
-                    let f = if ORDERED && dist[i] < dist[j] { i } else { j };
-                    let s = (i ^ j ^ f) & (N - 1);
-                    let first = Item {
-                        t: dist[f],
-                        child: node.slot(f).0,
-                        count: node.slot(f).1,
-                    };
-                    let second = Item {
-                        t: dist[s],
-                        child: node.slot(s).0,
-                        count: node.slot(s).1,
-                    };
+                    // Two entered (the common case).
+                    let (first, second) = Item::two::<N, ORDERED, _>(node, &dist, mask);
                     announce(nodes, &second, leaf);
                     stack.push(second);
                     item = first;
@@ -264,11 +285,7 @@ pub(crate) fn traverse_with_kernel<
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let it = Item {
-                        t: dist[i],
-                        child: node.slot(i).0,
-                        count: node.slot(i).1,
-                    };
+                    let it = Item::slot(node, &dist, i);
                     announce(nodes, &it, leaf);
                     if ORDERED {
                         placed.put(rank[i] as usize, it);
