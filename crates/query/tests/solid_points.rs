@@ -378,3 +378,36 @@ fn grids_match_single_points() {
     let none = GridConfig::new(grid.bounds, [4, 0, 4]);
     assert!(mesh.occupancy_grid(&none).is_empty());
 }
+
+/// Signed-distance grids walk each row from sample to sample, bounding each search by the
+/// last distance and carrying the side over on closed meshes: dense rows on closed and
+/// open meshes give exactly the single-point distances and signs.
+#[test]
+fn dense_signed_distance_grids_match_single_points() {
+    let mut meshes = closed_meshes();
+    meshes.extend(open_meshes());
+    let mut carried = 0usize;
+    for m in &meshes {
+        let mesh = m.mesh();
+        let grid = GridConfig {
+            resolution: [48, 5, 4],
+            ..GridConfig::around(&mesh, 1, 0.15)
+        };
+        let sd = mesh.signed_distance_grid(&grid);
+        let pts = grid.points();
+        assert_eq!(sd.len(), pts.len());
+        let step = (grid.bounds.max.x - grid.bounds.min.x) / 47.0;
+        for (i, p) in pts.iter().enumerate() {
+            let single = mesh.signed_distance(*p).unwrap().distance;
+            assert_eq!(sd[i], single, "{} sample {i} at {p:?}", m.name);
+            carried += usize::from(i % 48 > 0 && sd[i - 1].abs() > step);
+        }
+        assert!(
+            sd.iter().any(|&d| d < 0.0) || m.name.contains("plane"),
+            "{}",
+            m.name
+        );
+    }
+    // Most samples lie farther than a step from the surface: the carried side is exercised.
+    assert!(carried > 1000, "{carried}");
+}

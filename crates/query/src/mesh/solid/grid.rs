@@ -120,11 +120,66 @@ impl Mesh {
     }
 
     /// [`Mesh::signed_distance`]'s distance at every sample of `grid`, in the grid's order,
-    /// in parallel; NaN where it is `None` (an empty mesh, or a non-finite sample).
+    /// in parallel (a row along x per task); NaN where it is `None` (an empty mesh, or a
+    /// non-finite sample).
+    ///
+    /// Each row walks from sample to sample. The distance moves by at most the step `h`, so
+    /// each nearest-point search starts bounded by the last distance plus `h`. On a closed
+    /// surface (every edge used once in each direction) the side carries over while the
+    /// last sample lies farther than `h` from the surface, since no surface point is then
+    /// between the two: the winding number is only computed near the surface. The answers
+    /// are exactly the single-point ones.
     #[must_use]
     pub fn signed_distance_grid(&self, grid: &GridConfig) -> Vec<Real> {
-        self.winding_tree();
-        grid.map(|p| self.signed_distance(p).map_or(Real::NAN, |s| s.distance))
+        let tree = self.winding_tree();
+        let [nx, ny, _] = grid.resolution;
+        if grid.is_empty() {
+            return Vec::new();
+        }
+        let closed = tree.closed(self);
+        let mut out = vec![Real::NAN; grid.len()];
+        out.par_chunks_mut(nx)
+            .with_min_len(CHUNK.div_ceil(nx))
+            .enumerate()
+            .for_each(|(row, dst)| {
+                let (j, k) = (row % ny, row / ny);
+                // The last sample and its signed distance.
+                let mut last: Option<(Point3<Real>, Real)> = None;
+                for (i, d) in dst.iter_mut().enumerate() {
+                    let p = grid.point(i, j, k);
+                    let s = self.signed_distance_after(p, last, closed);
+                    *d = s.map_or(Real::NAN, |s| s.distance);
+                    last = s.map(|s| (p, s.distance));
+                }
+            });
+        out
+    }
+
+    /// [`Mesh::signed_distance`] of `p`, knowing the signed distance of a nearby sample.
+    fn signed_distance_after(
+        &self,
+        p: Point3<Real>,
+        last: Option<(Point3<Real>, Real)>,
+        closed: bool,
+    ) -> Option<super::SignedDistance> {
+        let Some((q, dq)) = last else {
+            return self.signed_distance(p);
+        };
+        // The step and the last distance in f64, the bound padded past f32 rounding.
+        let h = (p.coords.cast::<f64>() - q.coords.cast::<f64>()).norm();
+        let reach = (f64::from(dq.abs()) + h) * (1.0 + 1e-5);
+        let near = match self.nearest_point(&p, (reach as Real).next_up()) {
+            Some(near) => near,
+            None => self.nearest_point(&p, Real::INFINITY)?,
+        };
+        if closed && f64::from(dq.abs()) > h * (1.0 + 1e-5) {
+            // No surface point between `q` and `p`: the same side, the same integer
+            // winding number (which the expansions approximate to far better than 0.5).
+            let inside = dq < 0.0;
+            return Some(Self::signed(near, inside, if inside { 1.0 } else { 0.0 }));
+        }
+        let w = self.winding(p);
+        Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
     }
 
     /// [`Mesh::winding_number`] at every sample of `grid`, in the grid's order, in parallel.

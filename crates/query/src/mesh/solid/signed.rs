@@ -3,7 +3,7 @@
 use raypick_primitives::{Point3, Real};
 
 use super::par_map;
-use crate::Mesh;
+use crate::{Mesh, NearestPoint};
 
 /// The signed distance of a point to a mesh, with the nearest surface point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,7 +79,11 @@ impl Mesh {
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY)?;
         let w = self.winding(p);
-        let inside = w.on_surface || w.value >= 0.5;
+        Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
+    }
+
+    /// The signed distance from the nearest point and the side.
+    pub(super) fn signed(near: NearestPoint, inside: bool, winding: f64) -> SignedDistance {
         let distance = if near.distance == 0.0 {
             0.0
         } else if inside {
@@ -87,14 +91,14 @@ impl Mesh {
         } else {
             near.distance
         };
-        Some(SignedDistance {
+        SignedDistance {
             distance,
             point: near.point,
             triangle: near.triangle,
             u: near.u,
             v: near.v,
-            winding_number: w.value as Real,
-        })
+            winding_number: winding as Real,
+        }
     }
 
     /// [`Mesh::contains`] for every point, in parallel with rayon; each answer is exactly

@@ -29,6 +29,31 @@ pub(crate) struct WindingTree {
     slots: Vec<Expansion>,
     /// `(FAR_RATIO * radius)²` per slot, the far test's threshold.
     far2: Vec<f64>,
+    /// Whether the surface is closed ([`is_closed`]), found on first use.
+    closed: std::sync::OnceLock<bool>,
+}
+
+/// True when every edge is used as often in one direction as in the other, by the vertex
+/// indices: the triangles then bound a solid (their boundary cancels), and the winding
+/// number is an integer everywhere off the surface, changing only across it. Meshes whose
+/// copies of a vertex are not welded into one index count as open.
+pub(crate) fn is_closed(indices: &[[u32; 3]]) -> bool {
+    let (mut forward, mut backward) = (Vec::new(), Vec::new());
+    for t in indices {
+        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            match a.cmp(&b) {
+                std::cmp::Ordering::Less => forward.push(u64::from(a) << 32 | u64::from(b)),
+                std::cmp::Ordering::Greater => backward.push(u64::from(b) << 32 | u64::from(a)),
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+    }
+    if forward.len() != backward.len() {
+        return false;
+    }
+    forward.sort_unstable();
+    backward.sort_unstable();
+    forward == backward
 }
 
 /// Corners of `b` in f64.
@@ -129,7 +154,16 @@ impl WindingTree {
             .iter()
             .map(|e| (FAR_RATIO * e.radius).powi(2))
             .collect();
-        WindingTree { slots, far2 }
+        WindingTree {
+            slots,
+            far2,
+            closed: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `mesh` (the mesh this tree was built for) is closed ([`is_closed`]).
+    pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
+        *self.closed.get_or_init(|| is_closed(&mesh.indices))
     }
 
     /// The winding number of `p` (finite) on `mesh`: far slots by their expansion, near
@@ -176,6 +210,34 @@ impl WindingTree {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_closed;
+
+    #[test]
+    fn closed_surfaces_are_told_from_open_ones() {
+        // A tetrahedron, outward.
+        let tet = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+        assert!(is_closed(&tet));
+        // Flipped as a whole: still closed (inside out).
+        assert!(is_closed(&tet.map(|[a, b, c]| [a, c, b])));
+        // One face missing, one face flipped, a face doubled: open.
+        assert!(!is_closed(&tet[..3]));
+        assert!(!is_closed(&[[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 3, 2]]));
+        assert!(!is_closed(&[tet[0], tet[1], tet[2], tet[3], tet[3]]));
+        // Two tetrahedra sharing an edge (a non-manifold edge used twice each way): closed.
+        let two: Vec<[u32; 3]> = tet
+            .iter()
+            .copied()
+            .chain([[0, 4, 1], [0, 1, 5], [0, 5, 4], [1, 4, 5]])
+            .collect();
+        assert!(is_closed(&two));
+        // A degenerate triangle adds nothing; an empty mesh is closed.
+        assert!(is_closed(&[tet[0], tet[1], tet[2], tet[3], [7, 7, 8]]));
+        assert!(is_closed(&[]));
     }
 }
 
