@@ -130,15 +130,18 @@ impl InstanceTransform {
     /// small); `t` means the same in both.
     #[inline]
     pub fn ray64_to_object(&self, ray: &Ray64) -> Ray {
-        let o = self.inv64.transform_point(&ray.origin);
-        let d = self.inv64.transform_vector(&ray.dir);
-        Ray::new(o.cast(), d.cast())
+        // The affine part only: `Matrix4::transform_point` would divide by w.
+        let l = self.inv64.fixed_view::<3, 3>(0, 0);
+        let o = l * ray.origin.coords + self.inv64.fixed_view::<3, 1>(0, 3);
+        let d = l * ray.dir;
+        Ray::new(Point3::from(o.cast::<Real>()), d.cast())
     }
 
     /// Object point to world, in f64.
     #[inline]
     pub fn point_to_world64(&self, p: &Point3<Real>) -> nalgebra::Point3<f64> {
-        self.m64.transform_point(&p.cast())
+        let l = self.m64.fixed_view::<3, 3>(0, 0);
+        nalgebra::Point3::from(l * p.coords.cast::<f64>() + self.m64.fixed_view::<3, 1>(0, 3))
     }
 
     /// The world box of an object box (Arvo's method in f64, rounded outward to f32 so that
