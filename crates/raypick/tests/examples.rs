@@ -7,3 +7,11 @@ mod signed_distance;
 fn signed_distance_example_runs() {
     signed_distance::main().unwrap();
 }
+
+#[path = "../examples/large_coordinates.rs"]
+mod large_coordinates;
+
+#[test]
+fn large_coordinates_example_runs() {
+    large_coordinates::main().unwrap();
+}
