@@ -208,10 +208,8 @@ fn agrees(want: Option<Answer>, got: Option<Answer>, place: &M4, sizes: &[f64], 
         (Some(w), Some(g)) => {
             let tol = 1e-5 * sizes[w.instance as usize];
             let same_point = (place.transform_point(&w.point) - g.point).norm() <= tol;
-            w.instance == g.instance
-                && (w.triangle == g.triangle || same_point)
-                && (w.t - g.t).abs() * dlen <= tol
-                && same_point
+            // The triangle may differ only at an edge tie, where the point is the same.
+            w.instance == g.instance && same_point && (w.t - g.t).abs() * dlen <= tol
         }
         _ => false,
     }
@@ -254,7 +252,7 @@ fn four_placements_agree_and_naive_f32_does_not() {
     for (name, place) in &places {
         let scene = build_f64(place);
         let naive = build_naive(place);
-        let (mut wrong64, mut wrong32, mut gross32) = (0usize, 0usize, 0usize);
+        let (mut wrong64, mut wrong32, mut gross32, mut ties64) = (0usize, 0usize, 0usize, 0usize);
         for ((o, d), w) in rays.iter().zip(&want) {
             let (po, pd) = (place.transform_point(o), place.transform_vector(d));
             let g = scene
@@ -262,6 +260,8 @@ fn four_placements_agree_and_naive_f32_does_not() {
                 .map(|h| answer(&h));
             if !agrees(*w, g, place, &size, d.norm()) {
                 wrong64 += 1;
+            } else if w.zip(g).is_some_and(|(a, b)| a.triangle != b.triangle) {
+                ties64 += 1;
             }
             let r32 = Ray::new(po.cast(), pd.cast());
             let g32 = naive.closest_hit(&r32, &q).map(|h| Answer {
@@ -278,7 +278,7 @@ fn four_placements_agree_and_naive_f32_does_not() {
                 }
             }
         }
-        println!("placement {name}: {n} rays ({hits} hits), f64 path wrong {wrong64}, naive f32 wrong {wrong32} (of which {gross32} another object or hit/miss)");
+        println!("placement {name}: {n} rays ({hits} hits), f64 path wrong {wrong64} (edge ties {ties64}), naive f32 wrong {wrong32} (of which {gross32} another object or hit/miss)");
         report.push((name, wrong64, wrong32));
     }
     for (name, wrong64, _) in &report {
