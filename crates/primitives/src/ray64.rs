@@ -54,3 +54,24 @@ impl From<Ray> for Ray64 {
         Self::new(r.origin.cast(), r.dir.cast())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validity_and_rounding() {
+        let r = Ray64::new(
+            Point3::new(5e6 + 0.25, 0.0, 0.0),
+            Vector3::new(0.0, 0.0, -2.0),
+        );
+        assert!(r.is_valid());
+        assert_eq!(r.at(1.5), Point3::new(5e6 + 0.25, 0.0, -3.0));
+        // f32 cannot hold 5e6 + 0.25: the rounding moves the origin.
+        assert_eq!(r.to_f32().origin.x, 5e6);
+        assert!(!Ray64::new(Point3::origin(), Vector3::zeros()).is_valid());
+        assert!(!Ray64::new(Point3::new(f64::NAN, 0.0, 0.0), Vector3::x()).is_valid());
+        let f = Ray::new(Point3::new(1.5, 2.0, 3.0), Vector3::new(0.1, 0.0, 1.0));
+        assert_eq!(Ray64::from(f).to_f32(), f);
+    }
+}

@@ -368,3 +368,46 @@ fn recentred_mesh_keeps_its_answers_in_its_frame() {
     let b = near.closest_hit(&ray, &Default::default()).unwrap();
     assert_eq!((a.triangle, a.t), (b.triangle, b.t));
 }
+
+#[test]
+fn f64_entry_points_reject_bad_input() {
+    let (p, t) = cube();
+    let rec = RecentredMesh::new(&p, t).unwrap();
+    let mut scene = Scene::new();
+    let mesh = scene.add_mesh(rec.mesh.clone());
+    // Beyond f32's range: the f32 forms could not hold it.
+    let huge = M4::new_translation(&Vector3::new(1e40, 0.0, 0.0));
+    assert!(scene.add_instance_f64(mesh, &huge).is_err());
+    let mut nan = M4::identity();
+    nan[(0, 3)] = f64::NAN;
+    assert!(scene.add_instance_f64(mesh, &nan).is_err());
+    let place = M4::new_translation(&Vector3::new(5e6 + 0.125, 4e6, 300.0));
+    let id = scene.add_instance_f64(mesh, &place).unwrap();
+    assert_eq!(scene.transform_f64(id), Some(place));
+    scene.update();
+    let q = SceneQuery::default();
+    let bad = Ray64::new(Point3::new(5e6, 4e6, 310.0), Vector3::zeros());
+    assert!(scene.closest_hit_f64(&bad, &q).is_none());
+    let down = Ray64::new(Point3::new(5e6 + 0.5, 4e6 + 0.5, 310.0), -Vector3::z());
+    let h = scene.closest_hit_f64(&down, &q).unwrap();
+    assert!((h.point - Point3::new(5e6 + 0.5, 4e6 + 0.5, 301.0)).norm() < 1e-6);
+    assert!(scene
+        .closest_hit_f64(&down, &SceneQuery::new(0.0, 8.9))
+        .is_none());
+    let cam = Camera::look_at(
+        Point3::new(0.0, -10.0, 0.0),
+        Point3::origin(),
+        Vector3::z(),
+        Projection::Perspective {
+            fov_y: 0.9,
+            aspect: 1.0,
+            near: 0.1,
+            far: 100.0,
+        },
+        ClipConvention::OPENGL,
+    )
+    .unwrap();
+    let vp = Viewport::new(100.0, 100.0);
+    assert!(scene.pick_f64(&cam, &vp, 200.0, 50.0, &q).is_err());
+    assert!(scene.pick_f64(&cam, &vp, f64::NAN, 50.0, &q).is_err());
+}
