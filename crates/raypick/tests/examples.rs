@@ -32,3 +32,11 @@ fn scene_instances_example_runs() {
 fn signed_distance_example_runs() {
     signed_distance::run(None).unwrap();
 }
+
+#[path = "../examples/large_coordinates.rs"]
+mod large_coordinates;
+
+#[test]
+fn large_coordinates_example_runs() {
+    large_coordinates::main().unwrap();
+}

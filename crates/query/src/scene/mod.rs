@@ -46,6 +46,7 @@
 // `!(x > 0.0)` is how this module says "not positive, or NaN": the negation is the point.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod large;
 mod marquee;
 mod nearest;
 mod pair;
@@ -68,6 +69,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::{Mesh, MeshError};
 use transform::{is_finite_box, InstanceTransform};
 
+pub use large::{RecentredMesh, SceneHit64};
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};

@@ -218,7 +218,13 @@ impl Scene {
         }
     }
 
-    fn shape_hit(&self, id: InstanceId, obj: &Object, ray: &Ray, h: &shape::ShapeHit) -> SceneHit {
+    pub(crate) fn shape_hit(
+        &self,
+        id: InstanceId,
+        obj: &Object,
+        ray: &Ray,
+        h: &shape::ShapeHit,
+    ) -> SceneHit {
         SceneHit {
             instance: id,
             geometry: HitGeometry::Shape { feature: h.feature },

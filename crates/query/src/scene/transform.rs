@@ -1,7 +1,7 @@
 //! Instance transforms: validation, inverse, normal matrix, box transforms.
 
 use nalgebra::{Matrix3, Matrix4};
-use raypick_primitives::{Aabb, Point3, Ray, Real, Unit, Vector3};
+use raypick_primitives::{Aabb, Point3, Ray, Ray64, Real, Unit, Vector3};
 
 use super::SceneError;
 
@@ -20,11 +20,21 @@ pub(crate) struct InstanceTransform {
     pub uniform_scale: Option<Real>,
     /// Smallest singular value of `linear`: world distance >= this * object distance.
     pub min_scale: Real,
+    /// The object-to-world matrix in f64, as given (the f32 fields are its rounding).
+    pub m64: Matrix4<f64>,
+    /// Its inverse in f64: world rays far from the origin go to object space through this.
+    pub inv64: Matrix4<f64>,
 }
 
 impl InstanceTransform {
     /// Validates `m` (finite, affine bottom row, invertible) and precomputes.
     pub fn new(m: &Matrix4<Real>) -> Result<Self, SceneError> {
+        Self::new_f64(&m.cast())
+    }
+
+    /// [`InstanceTransform::new`] for an f64 matrix (large coordinates): the f64 forms are
+    /// kept for the f64 queries, the f32 forms are their rounding.
+    pub fn new_f64(m: &Matrix4<f64>) -> Result<Self, SceneError> {
         for row in 0..4 {
             for column in 0..4 {
                 if !m[(row, column)].is_finite() {
@@ -35,9 +45,17 @@ impl InstanceTransform {
         if m[(3, 0)] != 0.0 || m[(3, 1)] != 0.0 || m[(3, 2)] != 0.0 || m[(3, 3)] != 1.0 {
             return Err(SceneError::ProjectiveTransform);
         }
-        let linear: Matrix3<Real> = m.fixed_view::<3, 3>(0, 0).into_owned();
-        let translation = Vector3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
-        let l64 = linear.cast::<f64>();
+        let l64: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
+        let t64 = nalgebra::Vector3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+        let linear: Matrix3<Real> = l64.cast();
+        let translation: Vector3<Real> = t64.cast();
+        if !linear
+            .iter()
+            .chain(translation.iter())
+            .all(|c| c.is_finite())
+        {
+            return Err(SceneError::NonFiniteTransform { row: 0, column: 3 });
+        }
         let det = l64.determinant();
         // Relative to the size of the entries, so that a tiny but well-conditioned scale works.
         let scale = l64.abs().max();
@@ -51,7 +69,11 @@ impl InstanceTransform {
         if !inv_linear.iter().all(|c| c.is_finite()) {
             return Err(SceneError::SingularTransform { determinant: det });
         }
-        let inv_translation: Vector3<Real> = (-(inv64 * translation.cast::<f64>())).cast();
+        let inv_t64 = -(inv64 * t64);
+        let inv_translation: Vector3<Real> = inv_t64.cast();
+        let mut inv4 = Matrix4::identity();
+        inv4.fixed_view_mut::<3, 3>(0, 0).copy_from(&inv64);
+        inv4.fixed_view_mut::<3, 1>(0, 3).copy_from(&inv_t64);
         let normal_matrix = inv_linear.transpose();
         let svd = l64.svd(false, false);
         let min_scale = svd.singular_values.min();
@@ -66,6 +88,8 @@ impl InstanceTransform {
             normal_matrix,
             uniform_scale,
             min_scale: (min_scale * (1.0 - 1e-6)) as Real,
+            m64: *m,
+            inv64: inv4,
         })
     }
 
@@ -102,9 +126,65 @@ impl InstanceTransform {
         Unit::try_new(w, 0.0).filter(|u| u.iter().all(|c| c.is_finite()))
     }
 
-    /// The world box of an object box (Arvo's method; exact for the transformed box's AABB).
+    /// World f64 ray to object space, rounded to f32 only there (where coordinates are
+    /// small); `t` means the same in both.
+    #[inline]
+    pub fn ray64_to_object(&self, ray: &Ray64) -> Ray {
+        // The affine part only: `Matrix4::transform_point` would divide by w.
+        let l = self.inv64.fixed_view::<3, 3>(0, 0);
+        let o = l * ray.origin.coords + self.inv64.fixed_view::<3, 1>(0, 3);
+        let d = l * ray.dir;
+        Ray::new(Point3::from(o.cast::<Real>()), d.cast())
+    }
+
+    /// Object point to world, in f64.
+    #[inline]
+    pub fn point_to_world64(&self, p: &Point3<Real>) -> nalgebra::Point3<f64> {
+        let l = self.m64.fixed_view::<3, 3>(0, 0);
+        nalgebra::Point3::from(l * p.coords.cast::<f64>() + self.m64.fixed_view::<3, 1>(0, 3))
+    }
+
+    /// The world box of an object box (Arvo's method in f64, rounded outward to f32 so that
+    /// it holds the f64 placement's box; near the origin it is the exact box).
     pub fn box_to_world(&self, b: &Aabb) -> Aabb {
-        b.transformed_by_matrix(&self.matrix())
+        if b.is_empty() {
+            return Aabb::EMPTY;
+        }
+        let m = &self.m64;
+        let mut lo = [m[(0, 3)], m[(1, 3)], m[(2, 3)]];
+        let mut hi = lo;
+        for i in 0..3 {
+            for j in 0..3 {
+                let a = m[(i, j)] * f64::from(b.min[j]);
+                let c = m[(i, j)] * f64::from(b.max[j]);
+                lo[i] += a.min(c);
+                hi[i] += a.max(c);
+            }
+        }
+        Aabb {
+            min: Point3::new(down(lo[0]), down(lo[1]), down(lo[2])),
+            max: Point3::new(up(hi[0]), up(hi[1]), up(hi[2])),
+        }
+    }
+}
+
+/// The largest f32 at or below `x`.
+fn down(x: f64) -> Real {
+    let f = x as Real;
+    if f64::from(f) > x {
+        f.next_down()
+    } else {
+        f
+    }
+}
+
+/// The smallest f32 at or above `x`.
+fn up(x: f64) -> Real {
+    let f = x as Real;
+    if f64::from(f) < x {
+        f.next_up()
+    } else {
+        f
     }
 }
 

@@ -1,0 +1,413 @@
+//! Large coordinates: one scene placed four ways (origin, UTM-like, ECEF-like, rotated about
+//! a far axis) must give the same answers through the f64 path; the naive f32 path (the same
+//! triangles pre-transformed to f32 world coordinates) is measured for contrast.
+
+use nalgebra::{Matrix4, Point3, Rotation3, Unit, Vector3};
+use raypick_primitives::{Ray, Ray64};
+use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
+use raypick_query::scene::{RecentredMesh, SceneHit64};
+use raypick_query::{Mesh, Scene, SceneQuery};
+use raypick_test_support::{scale, Rng};
+
+type M4 = Matrix4<f64>;
+
+fn sphere(n: u32, m: u32) -> (Vec<Point3<f64>>, Vec<[u32; 3]>) {
+    let mut p = Vec::new();
+    for i in 0..=m {
+        let th = std::f64::consts::PI * f64::from(i) / f64::from(m);
+        for j in 0..n {
+            let ph = 2.0 * std::f64::consts::PI * f64::from(j) / f64::from(n);
+            p.push(Point3::new(
+                th.sin() * ph.cos(),
+                th.sin() * ph.sin(),
+                th.cos(),
+            ));
+        }
+    }
+    let mut t = Vec::new();
+    for i in 0..m {
+        for j in 0..n {
+            let a = i * n + j;
+            let b = i * n + (j + 1) % n;
+            let (c, d) = (a + n, b + n);
+            t.push([a, c, b]);
+            t.push([b, c, d]);
+        }
+    }
+    (p, t)
+}
+
+fn cube() -> (Vec<Point3<f64>>, Vec<[u32; 3]>) {
+    let p = (0..8)
+        .map(|i| {
+            Point3::new(f64::from(i & 1), f64::from((i >> 1) & 1), f64::from(i >> 2)) * 2.0
+                - Vector3::repeat(1.0)
+        })
+        .collect();
+    let t = vec![
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
+    ];
+    (p, t)
+}
+
+fn terrain(n: u32) -> (Vec<Point3<f64>>, Vec<[u32; 3]>) {
+    let mut p = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n {
+            let (x, y) = (
+                f64::from(i) / f64::from(n) * 2.0 - 1.0,
+                f64::from(j) / f64::from(n) * 2.0 - 1.0,
+            );
+            p.push(Point3::new(x, y, 0.1 * (5.0 * x).sin() * (4.0 * y).cos()));
+        }
+    }
+    let mut t = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let a = i * (n + 1) + j;
+            t.push([a, a + n + 1, a + 1]);
+            t.push([a + 1, a + n + 1, a + n + 2]);
+        }
+    }
+    (p, t)
+}
+
+type Geo = (Vec<Point3<f64>>, Vec<[u32; 3]>);
+
+/// The meshes and the instances (mesh index, scene-frame placement): non-uniform scale and a
+/// mirror among them.
+fn scene_parts() -> (Vec<Geo>, Vec<(usize, M4)>) {
+    let meshes = vec![sphere(24, 16), cube(), terrain(24)];
+    let rot = |axis: Vector3<f64>, a: f64| {
+        Rotation3::from_axis_angle(&Unit::new_normalize(axis), a).to_homogeneous()
+    };
+    let tr = |x: f64, y: f64, z: f64| M4::new_translation(&Vector3::new(x, y, z));
+    let sc = |x: f64, y: f64, z: f64| M4::new_nonuniform_scaling(&Vector3::new(x, y, z));
+    let inst = vec![
+        (0, M4::identity()),
+        (
+            0,
+            tr(6.0, 0.0, 1.0) * rot(Vector3::new(0.0, 1.0, 1.0), 0.4) * sc(3.0, 1.0, 0.5),
+        ),
+        (
+            1,
+            tr(-5.0, 2.0, 0.0) * rot(Vector3::new(1.0, 2.0, 0.5), 0.9) * sc(-1.0, 1.0, 1.0),
+        ),
+        (2, tr(0.0, 0.0, -3.0) * sc(10.0, 10.0, 1.0)),
+        (
+            1,
+            tr(2.0, -6.0, 2.0) * rot(Vector3::new(0.3, -1.0, 0.2), 2.1) * sc(2.0, 0.7, 1.3),
+        ),
+        (0, tr(-3.0, -4.0, 3.0) * sc(-1.5, 1.5, 1.5)),
+    ];
+    (meshes, inst)
+}
+
+fn placements() -> Vec<(&'static str, M4)> {
+    let c = Vector3::new(3.1e6, -2.4e6, 5.2e6);
+    let far_rot = M4::new_translation(&c)
+        * Rotation3::from_axis_angle(&Unit::new_normalize(Vector3::new(1.0, 2.0, 3.0)), 0.7)
+            .to_homogeneous()
+        * M4::new_translation(&-c);
+    vec![
+        ("origin", M4::identity()),
+        (
+            "utm (5e6, 4e6, 300)",
+            M4::new_translation(&Vector3::new(5e6, 4e6, 300.0)),
+        ),
+        (
+            "ecef (4.2e6, 0.17e6, 4.78e6)",
+            M4::new_translation(&Vector3::new(4.2e6, 0.17e6, 4.78e6)),
+        ),
+        ("rotated about a far axis", far_rot),
+    ]
+}
+
+/// The scene through the f64 path: meshes re-centred from f64 positions, instances placed by
+/// `place * instance`.
+fn build_f64(place: &M4) -> Scene {
+    let (meshes, inst) = scene_parts();
+    let mut scene = Scene::new();
+    let rec: Vec<_> = meshes
+        .iter()
+        .map(|(p, t)| RecentredMesh::new(p, t.clone()).unwrap())
+        .collect();
+    let ids: Vec<_> = rec.iter().map(|r| scene.add_mesh(r.mesh.clone())).collect();
+    for (m, t) in &inst {
+        scene
+            .add_instance_f64(ids[*m], &rec[*m].placement(&(place * t)))
+            .unwrap();
+    }
+    scene.update();
+    scene
+}
+
+/// The naive f32 scene: each instance's triangles pre-transformed to f32 world coordinates.
+fn build_naive(place: &M4) -> Scene {
+    let (meshes, inst) = scene_parts();
+    let mut scene = Scene::new();
+    for (m, t) in &inst {
+        let (p, tris) = &meshes[*m];
+        let world = p
+            .iter()
+            .map(|v| (place * t).transform_point(v).cast::<f32>())
+            .collect();
+        let id = scene.add_mesh(Mesh::new(world, tris.clone()).unwrap());
+        scene.add_instance(id, &Matrix4::identity()).unwrap();
+    }
+    scene.update();
+    scene
+}
+
+/// Instance world sizes (diagonal of the origin placement's boxes).
+fn sizes(scene: &Scene) -> Vec<f64> {
+    scene
+        .instances()
+        .map(|id| {
+            let b = scene.world_box(id).unwrap();
+            f64::from((b.max - b.min).norm())
+        })
+        .collect()
+}
+
+/// One answer, reduced to what the placements must agree on.
+#[derive(Clone, Copy, Debug)]
+struct Answer {
+    instance: u32,
+    triangle: u32,
+    t: f64,
+    point: Point3<f64>,
+}
+
+fn answer(h: &SceneHit64) -> Answer {
+    Answer {
+        instance: h.hit.instance.index(),
+        triangle: h.hit.triangle().unwrap(),
+        t: h.t,
+        point: h.point,
+    }
+}
+
+/// True when `got` (in placement `place`) matches the origin's `want` for a ray of direction
+/// length `dlen`: same instance, same triangle or the same point (edge ties), t within
+/// 1e-5 of the object's size.
+fn agrees(want: Option<Answer>, got: Option<Answer>, place: &M4, sizes: &[f64], dlen: f64) -> bool {
+    match (want, got) {
+        (None, None) => true,
+        (Some(w), Some(g)) => {
+            let tol = 1e-5 * sizes[w.instance as usize];
+            let same_point = (place.transform_point(&w.point) - g.point).norm() <= tol;
+            // The triangle may differ only at an edge tie, where the point is the same.
+            w.instance == g.instance && same_point && (w.t - g.t).abs() * dlen <= tol
+        }
+        _ => false,
+    }
+}
+
+#[test]
+fn four_placements_agree_and_naive_f32_does_not() {
+    let n = scale(100_000, 1_000_000);
+    let places = placements();
+    let origin = build_f64(&places[0].1);
+    let size = sizes(&origin);
+    let mut rng = Rng::new(28);
+    let rays: Vec<(Point3<f64>, Vector3<f64>)> = (0..n)
+        .map(|_| {
+            let o = Point3::new(
+                rng.f64() * 40.0 - 20.0,
+                rng.f64() * 40.0 - 20.0,
+                rng.f64() * 16.0 - 4.0,
+            );
+            let target = Point3::new(
+                rng.f64() * 20.0 - 10.0,
+                rng.f64() * 20.0 - 10.0,
+                rng.f64() * 8.0 - 4.0,
+            );
+            (o, target - o)
+        })
+        .collect();
+    let q = SceneQuery::default();
+    let want: Vec<Option<Answer>> = rays
+        .iter()
+        .map(|(o, d)| {
+            origin
+                .closest_hit_f64(&Ray64::new(*o, *d), &q)
+                .map(|h| answer(&h))
+        })
+        .collect();
+    let hits = want.iter().filter(|w| w.is_some()).count();
+    assert!(hits > n / 4, "the rays should mostly hit: {hits} of {n}");
+    let mut report = Vec::new();
+    for (name, place) in &places {
+        let scene = build_f64(place);
+        let naive = build_naive(place);
+        let (mut wrong64, mut wrong32, mut gross32, mut ties64) = (0usize, 0usize, 0usize, 0usize);
+        for ((o, d), w) in rays.iter().zip(&want) {
+            let (po, pd) = (place.transform_point(o), place.transform_vector(d));
+            let g = scene
+                .closest_hit_f64(&Ray64::new(po, pd), &q)
+                .map(|h| answer(&h));
+            if !agrees(*w, g, place, &size, d.norm()) {
+                wrong64 += 1;
+            } else if w.zip(g).is_some_and(|(a, b)| a.triangle != b.triangle) {
+                ties64 += 1;
+            }
+            let r32 = Ray::new(po.cast(), pd.cast());
+            let g32 = naive.closest_hit(&r32, &q).map(|h| Answer {
+                instance: h.instance.index(),
+                triangle: h.triangle().unwrap(),
+                t: f64::from(h.t),
+                point: h.point.cast(),
+            });
+            if !agrees(*w, g32, place, &size, d.norm()) {
+                wrong32 += 1;
+                // Gross: a miss for a hit (or back), or another object.
+                if w.map(|a| a.instance) != g32.map(|a| a.instance) {
+                    gross32 += 1;
+                }
+            }
+        }
+        println!("placement {name}: {n} rays ({hits} hits), f64 path wrong {wrong64} (edge ties {ties64}), naive f32 wrong {wrong32} (of which {gross32} another object or hit/miss)");
+        report.push((name, wrong64, wrong32));
+    }
+    for (name, wrong64, _) in &report {
+        assert_eq!(*wrong64, 0, "f64 path at {name}");
+    }
+    // The failure this path removes: far from the origin the naive f32 scene goes wrong.
+    for (name, _, wrong32) in &report[1..] {
+        assert!(
+            *wrong32 > n / 100,
+            "naive f32 at {name} should fail often, failed {wrong32}"
+        );
+    }
+}
+
+#[test]
+fn camera_picks_agree_in_every_placement() {
+    let places = placements();
+    let eye = Point3::new(9.0, -12.0, 7.0);
+    let cam0 = Camera::look_at(
+        eye,
+        Point3::origin(),
+        Vector3::z(),
+        Projection::Perspective {
+            fov_y: 0.9,
+            aspect: 4.0 / 3.0,
+            near: 0.05,
+            far: 500.0,
+        },
+        ClipConvention::OPENGL,
+    )
+    .unwrap();
+    let vp = Viewport::new(640.0, 480.0);
+    let step = if raypick_test_support::long() { 2 } else { 8 };
+    let pixels: Vec<(f64, f64)> = (0..480 / step)
+        .flat_map(|y| {
+            (0..640 / step).map(move |x| (f64::from(x * step) + 0.5, f64::from(y * step) + 0.5))
+        })
+        .collect();
+    let q = SceneQuery::default();
+    let origin = build_f64(&places[0].1);
+    let size = sizes(&origin);
+    let want: Vec<_> = pixels
+        .iter()
+        .map(|(x, y)| {
+            origin
+                .pick_f64(&cam0, &vp, *x, *y, &q)
+                .unwrap()
+                .map(|h| answer(&h))
+        })
+        .collect();
+    let hits = want.iter().filter(|w| w.is_some()).count();
+    println!("picks: {hits} of {} pixels hit", pixels.len());
+    assert!(hits > pixels.len() / 10);
+    for (name, place) in &places[1..] {
+        let scene = build_f64(place);
+        let view = cam0.view_matrix() * place.try_inverse().unwrap();
+        let cam =
+            Camera::from_matrices_f64(&view, &cam0.projection_matrix(), cam0.convention()).unwrap();
+        let mut wrong = 0;
+        for ((x, y), w) in pixels.iter().zip(&want) {
+            let got = scene
+                .pick_f64(&cam, &vp, *x, *y, &q)
+                .unwrap()
+                .map(|h| answer(&h));
+            // Camera rays are unit length in every placement.
+            if !agrees(*w, got, place, &size, 1.0) {
+                wrong += 1;
+            }
+        }
+        println!("picks at {name}: {} pixels, wrong {wrong}", pixels.len());
+        assert_eq!(wrong, 0, "picks at {name}");
+    }
+}
+
+#[test]
+fn recentred_mesh_keeps_its_answers_in_its_frame() {
+    let (p, t) = terrain(8);
+    let far: Vec<_> = p
+        .iter()
+        .map(|v| v + Vector3::new(5e6, 4e6, 300.0))
+        .collect();
+    let rec = RecentredMesh::new(&far, t).unwrap();
+    assert_eq!(rec.offset, Vector3::new(5e6, 4e6, 300.0));
+    let near = Mesh::new(p.iter().map(|v| v.cast::<f32>()).collect(), terrain(8).1).unwrap();
+    let ray = Ray::new(Point3::new(0.1, 0.2, 5.0), -Vector3::z());
+    let a = rec.mesh.closest_hit(&ray, &Default::default()).unwrap();
+    let b = near.closest_hit(&ray, &Default::default()).unwrap();
+    assert_eq!((a.triangle, a.t), (b.triangle, b.t));
+}
+
+#[test]
+fn f64_entry_points_reject_bad_input() {
+    let (p, t) = cube();
+    let rec = RecentredMesh::new(&p, t).unwrap();
+    let mut scene = Scene::new();
+    let mesh = scene.add_mesh(rec.mesh.clone());
+    // Beyond f32's range: the f32 forms could not hold it.
+    let huge = M4::new_translation(&Vector3::new(1e40, 0.0, 0.0));
+    assert!(scene.add_instance_f64(mesh, &huge).is_err());
+    let mut nan = M4::identity();
+    nan[(0, 3)] = f64::NAN;
+    assert!(scene.add_instance_f64(mesh, &nan).is_err());
+    let place = M4::new_translation(&Vector3::new(5e6 + 0.125, 4e6, 300.0));
+    let id = scene.add_instance_f64(mesh, &place).unwrap();
+    assert_eq!(scene.transform_f64(id), Some(place));
+    scene.update();
+    let q = SceneQuery::default();
+    let bad = Ray64::new(Point3::new(5e6, 4e6, 310.0), Vector3::zeros());
+    assert!(scene.closest_hit_f64(&bad, &q).is_none());
+    let down = Ray64::new(Point3::new(5e6 + 0.5, 4e6 + 0.5, 310.0), -Vector3::z());
+    let h = scene.closest_hit_f64(&down, &q).unwrap();
+    assert!((h.point - Point3::new(5e6 + 0.5, 4e6 + 0.5, 301.0)).norm() < 1e-6);
+    assert!(scene
+        .closest_hit_f64(&down, &SceneQuery::new(0.0, 8.9))
+        .is_none());
+    let cam = Camera::look_at(
+        Point3::new(0.0, -10.0, 0.0),
+        Point3::origin(),
+        Vector3::z(),
+        Projection::Perspective {
+            fov_y: 0.9,
+            aspect: 1.0,
+            near: 0.1,
+            far: 100.0,
+        },
+        ClipConvention::OPENGL,
+    )
+    .unwrap();
+    let vp = Viewport::new(100.0, 100.0);
+    assert!(scene.pick_f64(&cam, &vp, 200.0, 50.0, &q).is_err());
+    assert!(scene.pick_f64(&cam, &vp, f64::NAN, 50.0, &q).is_err());
+}
