@@ -164,7 +164,9 @@ fn oracle_segments(
     oracle_pick(cam, cands, tris)
 }
 
-fn agree(got: Option<PrimPick>, want: Option<Cand>, r: f64, what: &str) {
+/// Returns whether the pick hit, so callers can check the cases were not all misses.
+fn agree(got: Option<PrimPick>, want: Option<Cand>, r: f64, what: &str) -> bool {
+    let hit = got.is_some();
     match (got, want) {
         (None, None) => {}
         (Some(g), Some(w)) => {
@@ -180,6 +182,7 @@ fn agree(got: Option<PrimPick>, want: Option<Cand>, r: f64, what: &str) {
         ),
         (None, Some(w)) => assert!((w.2 - r).abs() < 1e-6, "{what}: got none, oracle {w:?}"),
     }
+    hit
 }
 
 fn occluder() -> (Mesh, Vec<[P3<f64>; 3]>) {
@@ -217,6 +220,7 @@ fn check_points(pts: Vec<Point3<f32>>, cams: &[Camera], rng: &mut Pcg64, what: &
     let (mesh, tris) = occluder();
     let set = PointSet::new(pts.clone()).unwrap();
     let p64: Vec<P3<f64>> = pts.iter().map(|p| p.cast()).collect();
+    let (mut hits, mut changed) = (0usize, 0usize);
     for cam in cams {
         for (cx, cy) in cursors(rng, 150) {
             for r in [2.0, 5.0, 12.0] {
@@ -231,12 +235,24 @@ fn check_points(pts: Vec<Point3<f32>>, cams: &[Camera], rng: &mut Pcg64, what: &
                     },
                     Some(&mesh),
                 );
-                agree(got, oracle_points(cam, &p64, cx, cy, r, &tris), r, what);
+                let occ = got.map(|g| g.index);
+                hits += usize::from(agree(
+                    got,
+                    oracle_points(cam, &p64, cx, cy, r, &tris),
+                    r,
+                    what,
+                ));
                 let got = set.pick(cam, &VP, cx, cy, &PickConfig::xray(r), Some(&mesh));
+                changed += usize::from(got.map(|g| g.index) != occ);
                 agree(got, oracle_points(cam, &p64, cx, cy, r, &[]), r, what);
             }
         }
     }
+    // The cases must exercise hits and occlusion, not only misses.
+    assert!(
+        hits > 100 && changed > 10,
+        "{what}: {hits} hits, {changed} occluded"
+    );
 }
 
 fn check_segments(
@@ -252,6 +268,7 @@ fn check_segments(
         .iter()
         .map(|s| [pts[s[0] as usize].cast(), pts[s[1] as usize].cast()])
         .collect();
+    let (mut hits, mut changed) = (0usize, 0usize);
     for cam in cams {
         for (cx, cy) in cursors(rng, 100) {
             for r in [2.0, 6.0] {
@@ -266,12 +283,25 @@ fn check_segments(
                     },
                     Some(&mesh),
                 );
-                agree(got, oracle_segments(cam, &s64, cx, cy, r, &tris), r, what);
+                let occ = got.map(|g| g.index);
+                hits += usize::from(agree(
+                    got,
+                    oracle_segments(cam, &s64, cx, cy, r, &tris),
+                    r,
+                    what,
+                ));
                 let got = set.pick(cam, &VP, cx, cy, &PickConfig::xray(r), None);
+                changed += usize::from(got.map(|g| g.index) != occ);
                 agree(got, oracle_segments(cam, &s64, cx, cy, r, &[]), r, what);
             }
         }
     }
+    // End-on segments stand in front of the occluder: only their hits are counted.
+    let need = if what == "end-on" { 0 } else { 5 };
+    assert!(
+        hits > 10 && changed >= need,
+        "{what}: {hits} hits, {changed} occluded"
+    );
 }
 
 fn cams() -> Vec<Camera> {
