@@ -7,3 +7,11 @@ mod signed_distance;
 fn signed_distance_example_runs() {
     signed_distance::main().unwrap();
 }
+
+#[path = "../examples/pick_points.rs"]
+mod pick_points;
+
+#[test]
+fn pick_points_example_runs() {
+    pick_points::main().unwrap();
+}
