@@ -13,6 +13,7 @@
 use std::ops::ControlFlow;
 
 use nalgebra::{Point3 as P3, Vector4};
+use raypick_bvh::Bvh;
 use raypick_primitives::{Aabb, Point3, Ray, Real};
 
 use super::{PointSet, SegmentSet};
@@ -114,8 +115,10 @@ impl<'a> Frame<'a> {
         self.depth_row.dot(&p.to_homogeneous())
     }
 
-    /// Conservative: may the box hold something within tolerance?
-    fn box_may_hit(&self, b: &Aabb) -> bool {
+    /// A lower bound of the depth of anything within tolerance in the box, or `None` when
+    /// the box cannot hold anything within tolerance (conservative).
+    fn box_bound(&self, b: &Aabb) -> Option<f64> {
+        let mut min_depth = f64::INFINITY;
         let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
         let mut all_near = true;
         for i in 0..8 {
@@ -124,7 +127,9 @@ impl<'a> Frame<'a> {
                 f64::from(if i & 2 == 0 { b.min.y } else { b.max.y }),
                 f64::from(if i & 4 == 0 { b.min.z } else { b.max.z }),
             );
-            if self.depth(&p) >= self.near {
+            let d = self.depth(&p);
+            min_depth = min_depth.min(d);
+            if d >= self.near {
                 all_near = false;
             }
             match self.camera.project_f64(&p, self.viewport) {
@@ -135,15 +140,56 @@ impl<'a> Frame<'a> {
                     y1 = y1.max(y);
                 }
                 // Behind the camera plane: keep the box.
-                None => return true,
+                None => return Some(self.near),
             }
         }
         if all_near {
-            return false;
+            return None;
         }
         let dx = (x0 - self.cx).max(self.cx - x1).max(0.0);
         let dy = (y0 - self.cy).max(self.cy - y1).max(0.0);
-        dx * dx + dy * dy <= self.r * self.r * (1.0 + 1e-9) + 1e-9
+        (dx * dx + dy * dy <= self.r * self.r * (1.0 + 1e-9) + 1e-9)
+            .then_some(min_depth.max(self.near))
+    }
+
+    /// Best-first over the tree by depth bound: the nearest candidate that is not
+    /// occluded (unless x-ray), ties broken by pixel distance then index.
+    fn search<C>(
+        &self,
+        bvh: &Bvh,
+        config: &PickConfig,
+        occluder: Option<&Mesh>,
+        candidate: C,
+    ) -> Option<PrimPick>
+    where
+        C: Fn(u32) -> Option<PrimPick>,
+    {
+        let occluder = occluder.filter(|_| !config.xray);
+        let idx = bvh.prim_indices();
+        let mut best: Option<PrimPick> = None;
+        // f32 bounds rounded outwards so that pruning stays conservative.
+        let down = |d: f64| (d - d.abs() * 1e-6 - 1e-6) as Real;
+        let up = |d: f64| (d + d.abs() * 1e-6 + 1e-6) as Real;
+        bvh.traverse_best_first(
+            Real::INFINITY,
+            |b| self.box_bound(b).map_or(Real::INFINITY, down),
+            |range, bound| {
+                for pos in range {
+                    let Some(c) = candidate(idx[pos]) else {
+                        continue;
+                    };
+                    let better = best.as_ref().is_none_or(|b| {
+                        (c.depth, c.pixel_distance, c.index) < (b.depth, b.pixel_distance, b.index)
+                    });
+                    if better && !occluder.is_some_and(|m| self.occluded(m, &c)) {
+                        *bound = up(c.depth);
+                        best = Some(c);
+                    }
+                }
+                ControlFlow::Continue(())
+            },
+        );
+        best
     }
 
     /// The point's pick candidate, if within tolerance and not behind the near plane.
@@ -242,25 +288,6 @@ impl<'a> Frame<'a> {
                 .closest_hit(&ray, &RayQuery::new(0.0, t_max))
                 .is_some()
     }
-
-    /// The nearest candidate in depth that is not occluded.
-    fn resolve(
-        &self,
-        mut cands: Vec<PrimPick>,
-        config: &PickConfig,
-        occluder: Option<&Mesh>,
-    ) -> Option<PrimPick> {
-        cands.sort_by(|a, b| {
-            a.depth
-                .total_cmp(&b.depth)
-                .then(a.pixel_distance.total_cmp(&b.pixel_distance))
-                .then(a.index.cmp(&b.index))
-        });
-        match occluder {
-            Some(m) if !config.xray => cands.into_iter().find(|c| !self.occluded(m, c)),
-            _ => cands.into_iter().next(),
-        }
-    }
 }
 
 fn p64(p: &Point3<Real>) -> P3<f64> {
@@ -283,21 +310,9 @@ impl PointSet {
         occluder: Option<&Mesh>,
     ) -> Option<PrimPick> {
         let frame = Frame::new(camera, viewport, x, y, config.radius_px)?;
-        let mut cands = Vec::new();
-        let idx = self.bvh.prim_indices();
-        self.bvh.traverse_with(
-            |b| frame.box_may_hit(b),
-            |range| {
-                for pos in range {
-                    let i = idx[pos];
-                    if let Some(c) = frame.point_candidate(i, &p64(&self.points[i as usize])) {
-                        cands.push(c);
-                    }
-                }
-                ControlFlow::Continue(())
-            },
-        );
-        frame.resolve(cands, config, occluder)
+        frame.search(&self.bvh, config, occluder, |i| {
+            frame.point_candidate(i, &p64(&self.points[i as usize]))
+        })
     }
 }
 
@@ -317,24 +332,12 @@ impl SegmentSet {
         occluder: Option<&Mesh>,
     ) -> Option<PrimPick> {
         let frame = Frame::new(camera, viewport, x, y, config.radius_px)?;
-        let mut cands = Vec::new();
-        let idx = self.bvh.prim_indices();
-        self.bvh.traverse_with(
-            |b| frame.box_may_hit(b),
-            |range| {
-                for pos in range {
-                    let i = idx[pos];
-                    let s = self.segments[i as usize];
-                    let a = p64(&self.points[s[0] as usize]);
-                    let b = p64(&self.points[s[1] as usize]);
-                    if let Some(c) = frame.segment_candidate(i, &a, &b) {
-                        cands.push(c);
-                    }
-                }
-                ControlFlow::Continue(())
-            },
-        );
-        frame.resolve(cands, config, occluder)
+        frame.search(&self.bvh, config, occluder, |i| {
+            let s = self.segments[i as usize];
+            let a = p64(&self.points[s[0] as usize]);
+            let b = p64(&self.points[s[1] as usize]);
+            frame.segment_candidate(i, &a, &b)
+        })
     }
 }
 
