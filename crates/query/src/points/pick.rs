@@ -195,7 +195,7 @@ impl<'a> Frame<'a> {
     /// The point's pick candidate, if within tolerance and not behind the near plane.
     pub(crate) fn point_candidate(&self, index: u32, p: &P3<f64>) -> Option<PrimPick> {
         let depth = self.depth(p);
-        if !(depth >= self.near) {
+        if depth.is_nan() || depth < self.near {
             return None;
         }
         let (x, y, _) = self.camera.project_f64(p, self.viewport)?;
@@ -278,7 +278,7 @@ impl<'a> Frame<'a> {
         };
         let d = hit.point - o;
         let len = d.norm();
-        if !(len > 0.0) {
+        if len.is_nan() || len <= 0.0 {
             return false;
         }
         let ray = Ray::new(o.cast::<Real>(), (d / len).cast::<Real>());
@@ -339,35 +339,4 @@ impl SegmentSet {
             frame.segment_candidate(i, &a, &b)
         })
     }
-}
-
-/// Picks among point sets and segment sets together (the rule of the module docs over all
-/// of them): the answer's [`PrimPick::kind`] says which was hit, and the `usize` is the
-/// position of the set in its slice.
-#[must_use]
-pub fn pick_all(
-    points: &[&PointSet],
-    segments: &[&SegmentSet],
-    camera: &Camera,
-    viewport: &Viewport,
-    x: f64,
-    y: f64,
-    config: &PickConfig,
-    occluder: Option<&Mesh>,
-) -> Option<(usize, PrimPick)> {
-    let mut best: Option<(usize, PrimPick)> = None;
-    let mut consider = |set: usize, h: Option<PrimPick>| {
-        if let Some(h) = h {
-            if best.as_ref().is_none_or(|(_, b)| h.depth < b.depth) {
-                best = Some((set, h));
-            }
-        }
-    };
-    for (i, p) in points.iter().enumerate() {
-        consider(i, p.pick(camera, viewport, x, y, config, occluder));
-    }
-    for (i, s) in segments.iter().enumerate() {
-        consider(i, s.pick(camera, viewport, x, y, config, occluder));
-    }
-    best
 }

@@ -112,7 +112,7 @@ impl PointSet {
     pub fn within_ray(&self, ray: &Ray, radius: f64) -> Vec<RayNear> {
         let (o, d) = ray64(ray);
         let mut out = Vec::new();
-        if !(radius >= 0.0) || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
+        if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
             return out;
         }
         let idx = self.bvh.prim_indices();
@@ -152,7 +152,7 @@ impl SegmentSet {
     pub fn within_ray(&self, ray: &Ray, radius: f64) -> Vec<RayNear> {
         let (o, d) = ray64(ray);
         let mut out = Vec::new();
-        if !(radius >= 0.0) || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
+        if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
             return out;
         }
         let idx = self.bvh.prim_indices();
