@@ -105,3 +105,43 @@ fn segments_within_ray_match_brute_force() {
         assert_eq!(ids(&got), want);
     }
 }
+
+#[test]
+fn nearest_point_matches_brute_force() {
+    let mut rng = Pcg64::seed_from_u64(8);
+    let pts: Vec<_> = (0..3000).map(|_| p(&mut rng)).collect();
+    let segs: Vec<[u32; 2]> = (0..1500)
+        .map(|i| [2 * i, if i % 7 == 0 { 2 * i } else { 2 * i + 1 }])
+        .collect();
+    let cloud = PointSet::new(pts.clone()).unwrap();
+    let lines = SegmentSet::new(pts.clone(), segs.clone()).unwrap();
+    for _ in 0..300 {
+        let q = p(&mut rng);
+        let q64 = q.cast::<f64>();
+        let want = pts
+            .iter()
+            .map(|x| (x.cast::<f64>() - q64).norm())
+            .fold(f64::INFINITY, f64::min);
+        let got = cloud.nearest_point(q, f64::INFINITY).unwrap();
+        assert!((got.distance - want).abs() <= 1e-9, "{got:?} vs {want}");
+        let want = segs
+            .iter()
+            .map(|s| {
+                let (a, b) = (
+                    pts[s[0] as usize].cast::<f64>(),
+                    pts[s[1] as usize].cast::<f64>(),
+                );
+                let e = b - a;
+                let u = if e.norm_squared() > 0.0 {
+                    ((q64 - a).dot(&e) / e.norm_squared()).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                (a + e * u - q64).norm()
+            })
+            .fold(f64::INFINITY, f64::min);
+        let got = lines.nearest_point(q, f64::INFINITY).unwrap();
+        assert!((got.distance - want).abs() <= 1e-9, "{got:?} vs {want}");
+        assert!(lines.nearest_point(q, want * 0.5).is_none());
+    }
+}

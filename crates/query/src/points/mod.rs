@@ -21,12 +21,14 @@
 //! assert!((hit.pixel_distance - 3.0).abs() < 1e-3);
 //! ```
 
+pub mod nearest;
 pub mod pick;
 pub mod ray;
 
 use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real};
 
+pub use nearest::NearestPrim;
 pub use pick::{PickConfig, PickKind, PrimPick};
 pub use ray::RayNear;
 
