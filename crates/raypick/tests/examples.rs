@@ -40,3 +40,11 @@ mod large_coordinates;
 fn large_coordinates_example_runs() {
     large_coordinates::main().unwrap();
 }
+
+#[path = "../examples/pick_points.rs"]
+mod pick_points;
+
+#[test]
+fn pick_points_example_runs() {
+    pick_points::main().unwrap();
+}
