@@ -116,7 +116,7 @@ impl PointSet {
             return out;
         }
         let idx = self.bvh.prim_indices();
-        self.bvh.traverse_with(
+        self.bvh.traverse_where(
             |b| box_near_ray(b, &o, &d, radius),
             |range| {
                 for pos in range {
@@ -156,7 +156,7 @@ impl SegmentSet {
             return out;
         }
         let idx = self.bvh.prim_indices();
-        self.bvh.traverse_with(
+        self.bvh.traverse_where(
             |b| box_near_ray(b, &o, &d, radius),
             |range| {
                 for pos in range {

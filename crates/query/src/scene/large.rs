@@ -171,7 +171,7 @@ impl Scene {
         if let Some(bvh) = self.fresh_top() {
             let leaf = self.top_leaf();
             let (t0, d) = (f64::from(query.t_min), ray_inv(ray));
-            bvh.traverse_with(
+            bvh.traverse_where(
                 |b| slab64(ray, &d, b, t0, f64::from(best_t.get())),
                 |range| {
                     for pos in range {
