@@ -46,6 +46,7 @@
 // `!(x > 0.0)` is how this module says "not positive, or NaN": the negation is the point.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod ids;
 mod large;
 mod marquee;
 mod nearest;
@@ -69,83 +70,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::{Mesh, MeshError};
 use transform::{is_finite_box, InstanceTransform};
 
+pub use ids::{InstanceId, MeshId, SceneError};
 pub use large::{RecentredMesh, SceneHit64};
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
 pub use solid::SceneSignedDistance;
-
-/// A mesh added to a [`Scene`], shared by its instances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MeshId(pub(crate) u32);
-
-impl MeshId {
-    /// The mesh's index in the order meshes were added.
-    #[must_use]
-    pub fn index(self) -> u32 {
-        self.0
-    }
-}
-
-/// An object (mesh instance or shape) in a [`Scene`].
-///
-/// Ids are never reused for a different object: a removed id's slot may be reused, but with a
-/// new generation, so a stale id is reported as unknown rather than naming the new object.
-/// Ids order by slot, which is how ties between objects are broken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InstanceId {
-    index: u32,
-    generation: u32,
-}
-
-impl InstanceId {
-    /// The slot index (reused after removal, with a new generation).
-    #[must_use]
-    pub fn index(self) -> u32 {
-        self.index
-    }
-}
-
-/// Why a scene edit was refused. The scene is unchanged after an error.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum SceneError {
-    /// The mesh id does not belong to this scene.
-    #[error("unknown mesh {0:?}")]
-    UnknownMesh(MeshId),
-    /// The instance id does not belong to this scene, or was removed.
-    #[error("unknown or removed instance {0:?}")]
-    UnknownInstance(InstanceId),
-    /// A transform entry is NaN or infinite.
-    #[error("transform entry ({row}, {column}) is not finite")]
-    NonFiniteTransform {
-        /// Row of the bad entry.
-        row: usize,
-        /// Column of the bad entry.
-        column: usize,
-    },
-    /// The bottom row of the transform is not `0 0 0 1`.
-    #[error("the transform is projective (bottom row is not 0 0 0 1)")]
-    ProjectiveTransform,
-    /// The linear part cannot be inverted (zero scale, collapsed axis).
-    #[error("the transform is singular (determinant {determinant})")]
-    SingularTransform {
-        /// The determinant of the 3x3 linear part (in f64).
-        determinant: f64,
-    },
-    /// Shapes accept rotations, translations, mirrors and uniform scale only, because
-    /// parry's point queries are not valid under non-uniform scale.
-    #[error("shapes need a similarity transform (no non-uniform scale)")]
-    ShapeNeedsUniformScale,
-    /// A batch query got an output slice of a different length than its input.
-    #[error("batch of {inputs} queries but {outputs} result slots")]
-    BatchLengthMismatch {
-        /// Number of queries.
-        inputs: usize,
-        /// Number of result slots.
-        outputs: usize,
-    },
-}
 
 /// A mesh's vertices and index triples by original index, kept for the queries that need
 /// vertex indices (snapping) or world-space triangles (nearest point under non-uniform scale).
