@@ -8,7 +8,7 @@ use crate::workloads::{BenchRay, MeshData};
 /// raypick's `Mesh` (balanced preset), watertight closest / any hit and nearest point.
 pub struct RaypickPeer {
     mesh: raypick_query::Mesh,
-    /// Timed through the batch queries ([`PeerKind::RaypickBatch`]).
+    /// Timed through the batch queries ([`PeerKind::RaypickBatch`](super::PeerKind::RaypickBatch)).
     batched: bool,
     /// Rays and answers of the batch queries, reused across calls so that only the queries
     /// are timed.
@@ -58,7 +58,7 @@ impl RaypickPeer {
             })
     }
 
-    /// The same peer timed through the batch queries ([`PeerKind::RaypickBatch`]).
+    /// The same peer timed through the batch queries ([`PeerKind::RaypickBatch`](super::PeerKind::RaypickBatch)).
     #[must_use]
     pub fn batched(self) -> Self {
         Self {

@@ -19,6 +19,7 @@ use crate::{guard, Format};
 /// read and ignored. Declared element counts are checked against the bytes after the header
 /// before any element is read.
 pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Error> {
+    check_element_lines(bytes, file)?;
     let mut cursor = Cursor::new(bytes);
     let header = guard(file, || Parser::<Ignored>::new().read_header(&mut cursor))?
         .map_err(|e| Error::new(file, ErrorKind::Syntax(format!("PLY header: {e}"))))?;
@@ -118,6 +119,32 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
         }],
         meshes: vec![mesh],
     })
+}
+
+/// Refuses an `element` line of the header whose count is not a whole number of at most 64
+/// bits, before ply-rs sees it (its header grammar panics on one that overflows).
+fn check_element_lines(bytes: &[u8], file: &str) -> Result<(), Error> {
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = String::from_utf8_lossy(line);
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("end_header") => break,
+            Some("element") => {
+                let (name, count) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                if count.parse::<u64>().is_err() {
+                    return Err(Error {
+                        file: file.to_owned(),
+                        line: Some(i + 1),
+                        kind: ErrorKind::Syntax(format!(
+                            "PLY element {name:?} has count {count:?}, not a whole number below 2^64"
+                        )),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Refuses headers whose element counts cannot fit in `available` bytes, using the smallest

@@ -12,12 +12,14 @@ use crate::{guard, Format};
 const HEADER: usize = 84;
 const FACET: usize = 50;
 
-/// Reads STL. A file that starts with `solid ` is read as ASCII, unless the ASCII read fails
-/// and the length is exactly that of a binary STL with the count in its header (some
-/// exporters write binary files whose 80-byte header starts with `solid`). Identical vertex
-/// positions are merged (by `stl_io`), triangles stay in file order.
+/// Reads STL. A file whose first word is `solid` (then a space, a tab, a line end or nothing)
+/// is read as ASCII, unless the ASCII read fails and the length is exactly that of a binary
+/// STL with the count in its header (some exporters write binary files whose 80-byte header
+/// starts with `solid`). Identical vertex positions are merged (by `stl_io`), triangles stay
+/// in file order.
 pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Error> {
-    let looks_ascii = bytes.starts_with(b"solid ") || bytes.starts_with(b"solid\n");
+    let looks_ascii =
+        bytes.starts_with(b"solid") && bytes.get(5).is_none_or(|b| b.is_ascii_whitespace());
     let binary_count = binary_count(bytes);
     let binary_exact =
         binary_count.is_some_and(|n| HEADER as u64 + n * FACET as u64 == bytes.len() as u64);
@@ -94,8 +96,15 @@ fn read_binary(bytes: &[u8], file: &str) -> Result<stl_io::IndexedMesh, Error> {
 }
 
 fn read_ascii(bytes: &[u8], file: &str) -> Result<stl_io::IndexedMesh, Error> {
+    // stl_io wants the first line to start with `solid ` exactly: the name after `solid` is
+    // only a label, so the first line becomes `solid ` (one line for one: line numbers stay).
+    let body = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(&[][..], |i| &bytes[i..]);
+    let text = [&b"solid "[..], body].concat();
     // Go through the triangle iterator so a failure can be tied to its facet and line.
-    let mut cursor = Cursor::new(bytes);
+    let mut cursor = Cursor::new(&text[..]);
     guard(file, || {
         let reader =
             stl_io::create_stl_reader(&mut cursor).map_err(|e| Error::new(file, io_kind(e)))?;

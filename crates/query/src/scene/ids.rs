@@ -1,5 +1,8 @@
 //! The ids of a scene's meshes and objects, and the errors of its edits.
 
+#[cfg(doc)]
+use super::Scene;
+
 /// A mesh added to a [`Scene`], shared by its instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MeshId(pub(crate) u32);
