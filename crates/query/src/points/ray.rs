@@ -105,37 +105,50 @@ fn box_near_ray(b: &Aabb, o: &P3<f64>, d: &V3<f64>, radius: f64) -> bool {
     t0 <= t1 * (1.0 + 1e-9) + 1e-9
 }
 
+/// Every primitive of `bvh` within `radius` of the ray, by `approach(primitive)` (its ray
+/// parameter, parameter along itself and distance), sorted by ray parameter then index.
+fn within_ray(
+    bvh: &raypick_bvh::Bvh,
+    ray: &Ray,
+    radius: f64,
+    approach: impl Fn(&P3<f64>, &V3<f64>, u32) -> (f64, f64, f64),
+) -> Vec<RayNear> {
+    let (o, d) = ray64(ray);
+    let mut out = Vec::new();
+    if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
+        return out;
+    }
+    let idx = bvh.prim_indices();
+    bvh.traverse_where(
+        |b| box_near_ray(b, &o, &d, radius),
+        |range| {
+            for &index in &idx[range] {
+                let (t, u, distance) = approach(&o, &d, index);
+                if distance <= radius {
+                    out.push(RayNear {
+                        index,
+                        t,
+                        u,
+                        distance,
+                    });
+                }
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.index.cmp(&b.index)));
+    out
+}
+
 impl PointSet {
     /// Every point within `radius` of the ray (t >= 0), sorted by ray parameter then index.
     /// A NaN or negative radius or a non-finite ray finds nothing.
     #[must_use]
     pub fn within_ray(&self, ray: &Ray, radius: f64) -> Vec<RayNear> {
-        let (o, d) = ray64(ray);
-        let mut out = Vec::new();
-        if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
-            return out;
-        }
-        let idx = self.bvh.prim_indices();
-        self.bvh.traverse_where(
-            |b| box_near_ray(b, &o, &d, radius),
-            |range| {
-                for pos in range {
-                    let i = idx[pos];
-                    let (t, dist) = closest_ray_point(&o, &d, &self.points[i as usize].cast());
-                    if dist <= radius {
-                        out.push(RayNear {
-                            index: i,
-                            t,
-                            u: 0.0,
-                            distance: dist,
-                        });
-                    }
-                }
-                ControlFlow::Continue(())
-            },
-        );
-        out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.index.cmp(&b.index)));
-        out
+        within_ray(&self.bvh, ray, radius, |o, d, i| {
+            let (t, dist) = closest_ray_point(o, d, &self.points[i as usize].cast());
+            (t, 0.0, dist)
+        })
     }
 
     /// The point within `radius` of the ray with the smallest ray parameter.
@@ -150,34 +163,11 @@ impl SegmentSet {
     /// approach, sorted by ray parameter then index.
     #[must_use]
     pub fn within_ray(&self, ray: &Ray, radius: f64) -> Vec<RayNear> {
-        let (o, d) = ray64(ray);
-        let mut out = Vec::new();
-        if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
-            return out;
-        }
-        let idx = self.bvh.prim_indices();
-        self.bvh.traverse_where(
-            |b| box_near_ray(b, &o, &d, radius),
-            |range| {
-                for pos in range {
-                    let i = idx[pos];
-                    let s = self.segments[i as usize];
-                    let a = self.points[s[0] as usize].cast();
-                    let b = self.points[s[1] as usize].cast();
-                    let (t, u, dist) = closest_ray_segment(&o, &d, &a, &b);
-                    if dist <= radius {
-                        out.push(RayNear {
-                            index: i,
-                            t,
-                            u,
-                            distance: dist,
-                        });
-                    }
-                }
-                ControlFlow::Continue(())
-            },
-        );
-        out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.index.cmp(&b.index)));
-        out
+        within_ray(&self.bvh, ray, radius, |o, d, i| {
+            let s = self.segments[i as usize];
+            let a = self.points[s[0] as usize].cast();
+            let b = self.points[s[1] as usize].cast();
+            closest_ray_segment(o, d, &a, &b)
+        })
     }
 }
