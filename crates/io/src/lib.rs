@@ -142,6 +142,14 @@ fn read_any(
     mesh_name: &str,
     base: Option<&Path>,
 ) -> Result<SceneData, Error> {
+    // A UTF-8 byte-order mark before a text format's first line (some Windows exporters write
+    // one) would hide that line from the parsers. Binary files keep every byte: a binary STL
+    // header is free-form, so its mark is dropped only before an ASCII `solid`.
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if matches!(format, Format::Obj | Format::Ply | Format::Gltf) => rest,
+        Some(rest) if format == Format::Stl && rest.starts_with(b"solid") => rest,
+        _ => bytes,
+    };
     let scene = match format {
         Format::Obj => obj::read(bytes, file, mesh_name)?,
         Format::Gltf | Format::Glb => gltf_file::read(bytes, file, base, format)?,

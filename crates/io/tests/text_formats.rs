@@ -1,6 +1,7 @@
 //! Text-format loader cases from real and fuzzed files: ASCII STL whose first line is not
 //! exactly `solid name` (a tab, several spaces, CRLF, no name), and a PLY element count that
-//! overflows 64 bits.
+//! overflows 64 bits; OBJ, ASCII PLY and ASCII STL with tabs, CRLF line ends and a UTF-8
+//! byte-order mark.
 
 use raypick_io::{read_bytes, Format};
 
@@ -57,6 +58,14 @@ fn every_whitespace_variant_of_the_first_line_reads_as_ascii() {
 }
 
 #[test]
+fn ascii_stl_after_a_byte_order_mark_reads_as_ascii() {
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend(file("solid\tname", true, "endsolid name"));
+    let s = read_bytes(&bytes, Format::Stl, "t.stl").unwrap();
+    assert_eq!(s.meshes[0].triangles.len(), 2);
+}
+
+#[test]
 fn a_word_that_only_starts_with_solid_is_not_ascii() {
     // `solidity` is not the keyword: read as binary, and far too short for that.
     let bytes = file("solidity", false, "endsolid");
@@ -73,4 +82,26 @@ fn ply_element_count_beyond_64_bits_is_an_error() {
     assert!(text.contains("99999999999999999999999"), "{text}");
     assert_eq!(e.line, Some(3), "{text}");
     assert!(!text.contains("panicked"), "{text}");
+}
+
+/// OBJ and ASCII PLY with tabs between fields, CRLF line ends and a UTF-8 byte-order mark:
+/// each reads as the plain file does.
+#[test]
+fn obj_and_ascii_ply_accept_tabs_crlf_and_a_byte_order_mark() {
+    let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
+    let ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 1 3 2\n";
+    for (text, format, name) in [(obj, Format::Obj, "t.obj"), (ply, Format::Ply, "t.ply")] {
+        let plain = read_bytes(text.as_bytes(), format, name).unwrap();
+        let want = (&plain.meshes[0].positions, &plain.meshes[0].triangles);
+        assert_eq!(want.1.len(), 2);
+        let tabs = text.replace(' ', "\t");
+        let crlf = text.replace('\n', "\r\n");
+        let bom = format!("\u{feff}{text}");
+        for (what, variant) in [("tabs", tabs), ("crlf", crlf), ("bom", bom)] {
+            let got = read_bytes(variant.as_bytes(), format, name)
+                .unwrap_or_else(|e| panic!("{name} with {what}: {e}"));
+            let got = (&got.meshes[0].positions, &got.meshes[0].triangles);
+            assert_eq!(got, want, "{name} with {what}");
+        }
+    }
 }
