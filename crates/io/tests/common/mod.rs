@@ -235,3 +235,14 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+pub const TRIS: [[[f32; 3]; 3]; 2] = [
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]],
+    [[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+];
+
+pub fn ply_faces() -> Vec<Vec<i32>> {
+    PLY_FACES.iter().map(|f| f.to_vec()).collect()
+}
+
+pub const PLY_FACES: [&[i32]; 3] = [&[0, 1, 2, 3], &[0, 1], &[3, 2, 1]];
