@@ -2,9 +2,8 @@
 //!
 //! The builder sees only boxes, one per primitive (triangles, instances, shapes), and builds
 //! a binary tree of 32-byte [`Node`]s with the binned SAH (Wald 2007), in parallel above a
-//! size threshold, with presets in [`BuildConfig`]. The tree can be refit, validated, saved
-//! and loaded, and traversed by ray, box, node predicate or best-first order; traversal calls
-//! back with ranges of leaf-order positions (see [`Bvh::prim_indices`]).
+//! size threshold, with presets in [`BuildConfig`]. The tree can be refit, validated and
+//! traversed by ray, box, node predicate or best-first order; traversal calls back with ranges of leaf-order positions (see [`Bvh::prim_indices`]).
 //!
 //! ```
 //! use std::ops::ControlFlow;
@@ -41,7 +40,6 @@ mod build;
 mod config;
 mod error;
 mod heap;
-pub mod io;
 mod node;
 mod optimize;
 mod ray;
@@ -56,7 +54,6 @@ use raypick_primitives::Aabb;
 
 pub use config::{BuildConfig, OptimizeConfig, MAX_BINS, MAX_DEPTH};
 pub use error::{BuildError, ValidationError};
-pub use io::LoadError;
 pub use node::Node;
 pub use optimize::OptimizeReport;
 pub use ray::BoxRay;

@@ -6,6 +6,7 @@
 pub mod camera;
 pub mod mesh;
 mod par;
+pub mod persist;
 pub mod points;
 pub mod scene;
 

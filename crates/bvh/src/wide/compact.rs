@@ -80,7 +80,7 @@ fn child_union(tail: &[CompactNode8], ni: usize, c: usize) -> Aabb {
 }
 
 impl CompactNode8 {
-    const EMPTY: Self = Self {
+    pub(crate) const EMPTY: Self = Self {
         origin: [0.0; 3],
         step: [1.0; 3],
         q: [[0; 8]; 6],
@@ -215,6 +215,16 @@ impl Internal<8> for CompactNode8 {
     #[inline(always)]
     fn entered(&self, mask: u32) -> u32 {
         mask & self.used
+    }
+
+    const SAVED_BYTES: usize = CompactNode8::ENCODED_BYTES;
+
+    fn save_to(&self, out: &mut Vec<u8>) {
+        self.encode(out);
+    }
+
+    fn load_from(b: &[u8]) -> Result<Self, &'static str> {
+        CompactNode8::decode(b)
     }
 
     /// Children before parents, the nodes of leaves only in parallel ([`bottom_up`]): a slot

@@ -64,6 +64,15 @@ pub(crate) mod sealed {
 
         /// Refits every slot box of `nodes` (a tree, root first, children after parents):
         /// leaf slots from `leaf_box`, interior slots from their child nodes.
+        /// Bytes of one node saved by `save_to` (`persist`).
+        const SAVED_BYTES: usize;
+
+        /// Appends the node's fields, little-endian.
+        fn save_to(&self, out: &mut Vec<u8>);
+
+        /// A node from `SAVED_BYTES` untrusted bytes, its own fields checked.
+        fn load_from(b: &[u8]) -> Result<Self, &'static str>;
+
         fn refit_tree<F>(
             nodes: &mut [Self],
             leaf_box: &F,
@@ -122,6 +131,16 @@ impl<const N: usize> sealed::Internal<N> for WideNode<N> {
     #[inline(always)]
     fn entered(&self, mask: u32) -> u32 {
         mask
+    }
+
+    const SAVED_BYTES: usize = WideNode::<N>::ENCODED_BYTES;
+
+    fn save_to(&self, out: &mut Vec<u8>) {
+        self.encode(out);
+    }
+
+    fn load_from(b: &[u8]) -> Result<Self, &'static str> {
+        WideNode::decode(b)
     }
 
     fn refit_tree<F>(nodes: &mut [Self], leaf_box: &F, parallel: bool) -> Result<(), WideRefitError>

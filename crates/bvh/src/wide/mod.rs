@@ -6,7 +6,7 @@
 //! trait), `compact` and `quantize` (the quantized layout), `refit`, `validate`,
 //! `traverse` (the ray traversal and its visitor; `traverse_x86` its SIMD entry points,
 //! `slab_x86` the SIMD node tests), `stream` (interleaved rays), `query` (box, predicate
-//! and best-first queries).
+//! and best-first queries), `persist` (nodes to bytes and back, validated).
 //!
 //! A [`WideBvh`] is built from a finished [`Bvh`] by collapsing: a dynamic program (after
 //! Ylitie, Karras and Laine 2017) chooses which binary nodes become wide nodes and which binary
@@ -70,6 +70,7 @@ use crate::{Bvh, Node};
 mod collapse;
 mod compact;
 mod layout;
+mod persist;
 mod quantize;
 mod query;
 mod refit;
@@ -86,6 +87,7 @@ mod visitor;
 pub use collapse::CollapseConfig;
 pub use compact::{CompactBvh8, CompactError, CompactNode8};
 pub use layout::WideLayout;
+pub use persist::WideLoadError;
 pub use refit::WideRefitError;
 pub use stream::StreamRay;
 pub use traverse::{LeafFn, RayLayout8, RayTraversal, RayVisitor};

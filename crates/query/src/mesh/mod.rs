@@ -17,7 +17,7 @@
 mod all_hits;
 mod batch;
 mod error;
-mod leaf_tris;
+pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
@@ -75,21 +75,21 @@ pub use tree::{MeshTree, NodeLayout};
 #[derive(Clone, Debug)]
 pub struct Mesh {
     /// The 8-wide tree every query traverses (SIMD box tests for rays), plain or compact.
-    wide: MeshTree,
+    pub(crate) wide: MeshTree,
     /// Leaf order: `prims[pos]` is the original index of the triangle in leaf slot `pos`.
-    prims: Vec<u32>,
+    pub(crate) prims: Vec<u32>,
     /// Vertices of each triangle, in leaf order, and their degenerate flags.
-    tris: LeafTriangles,
+    pub(crate) tris: LeafTriangles,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
-    indices: Vec<[u32; 3]>,
-    vertex_count: usize,
+    pub(crate) indices: Vec<[u32; 3]>,
+    pub(crate) vertex_count: usize,
     /// The layout asked for: under [`NodeLayout::Auto`] a compact tree turns plain at the
     /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
     /// the fast one).
-    layout: NodeLayout,
+    pub(crate) layout: NodeLayout,
     /// The far-field winding-number expansions, built at the first solid query and dropped
     /// when the vertices move.
-    winding: std::sync::OnceLock<solid::WindingTree>,
+    pub(crate) winding: std::sync::OnceLock<solid::WindingTree>,
 }
 
 impl Mesh {
@@ -326,7 +326,7 @@ impl Mesh {
     }
 }
 
-fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
+pub(crate) fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
     match positions
         .iter()
         .position(|p| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()))

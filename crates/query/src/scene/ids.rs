@@ -22,8 +22,8 @@ impl MeshId {
 /// Ids order by slot, which is how ties between objects are broken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InstanceId {
-    pub(super) index: u32,
-    pub(super) generation: u32,
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
 }
 
 impl InstanceId {

@@ -53,9 +53,9 @@ mod nearest;
 mod pair;
 mod pick;
 mod query;
-mod shape;
+pub(crate) mod shape;
 mod solid;
-mod transform;
+pub(crate) mod transform;
 
 use std::sync::Arc;
 
@@ -89,7 +89,7 @@ pub(crate) struct MeshSource {
 impl MeshSource {
     /// Recovers the index triples and the used vertices from a built mesh's leaf-order data;
     /// vertices no triangle uses are left at the origin (no query reads them).
-    fn from_mesh(mesh: &Mesh) -> Self {
+    pub(crate) fn from_mesh(mesh: &Mesh) -> Self {
         let mut positions = vec![Point3::origin(); mesh.vertex_count()];
         let mut triangles = vec![[0u32; 3]; mesh.len()];
         let slots = mesh.prim_indices();
@@ -135,9 +135,9 @@ pub(crate) struct Object {
 }
 
 #[derive(Clone)]
-struct Slot {
-    generation: u32,
-    object: Option<Object>,
+pub(crate) struct Slot {
+    pub generation: u32,
+    pub object: Option<Object>,
 }
 
 /// Meshes, their instances and shapes, with a top-level BVH; see the [module docs](self).
@@ -146,10 +146,10 @@ struct Slot {
 /// `&mut self`.
 #[derive(Clone, Default)]
 pub struct Scene {
-    meshes: Vec<(Arc<Mesh>, Arc<MeshSource>)>,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    live: usize,
+    pub(crate) meshes: Vec<(Arc<Mesh>, Arc<MeshSource>)>,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) live: usize,
     top: Option<Bvh>,
     /// Slot of each top-level primitive (build order).
     top_slots: Vec<u32>,
@@ -159,7 +159,7 @@ pub struct Scene {
     unbounded: Vec<u32>,
     /// Reused box buffer for refits.
     top_boxes: Vec<Aabb>,
-    structure_dirty: bool,
+    pub(crate) structure_dirty: bool,
     moved_dirty: bool,
     /// Set once a query met the stale state and warned (reset by [`Scene::update`]).
     warned_stale: WarnedOnce,

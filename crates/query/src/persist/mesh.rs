@@ -1,0 +1,220 @@
+//! A [`Mesh`] to bytes and back (the format is in the module above).
+
+use std::sync::OnceLock;
+
+use raypick_bvh::wide::{Bvh8, CompactBvh8, WideChild};
+use raypick_primitives::simd::huge_page_vec;
+use raypick_primitives::{Point3, Real, Triangle};
+
+use super::{finish, payload, start, u32s, LoadError, Reader, SavedKind, Writer};
+use crate::mesh::leaf_tris::LeafTriangles;
+use crate::mesh::{check_positions, with_tree, MeshTree, NodeLayout};
+use crate::Mesh;
+
+impl Mesh {
+    /// The mesh saved as bytes: its tree in its node layout, leaf order, vertex indices and
+    /// vertices (the format is in [`crate::persist`]). [`Mesh::from_bytes`] loads it without
+    /// rebuilding, and the loaded mesh answers every query bit for bit as this one does.
+    ///
+    /// Vertices no triangle uses are saved at the origin (the mesh does not keep them).
+    ///
+    /// ```
+    /// use raypick_query::{Mesh, RayQuery};
+    /// use raypick_primitives::{Point3, Ray, Vector3};
+    ///
+    /// let p = vec![Point3::new(0.0, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)];
+    /// let mesh = Mesh::new(p, vec![[0, 1, 2]]).unwrap();
+    /// let loaded = Mesh::from_bytes(&mesh.to_bytes()).unwrap();
+    /// let ray = Ray::new(Point3::new(0.2, 0.2, 1.0), Vector3::new(0.0, 0.0, -1.0));
+    /// assert_eq!(loaded.closest_hit(&ray, &RayQuery::default()), mesh.closest_hit(&ray, &RayQuery::default()));
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = start();
+        self.write_payload(&mut w);
+        finish(SavedKind::Mesh, w)
+    }
+
+    /// Loads a mesh saved by [`Mesh::to_bytes`], checking every invariant first (see
+    /// [`crate::persist`]).
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming what is wrong, for any input that is not a valid saved mesh:
+    /// another format, a scene, a truncated or corrupted file, inconsistent contents. Never
+    /// panics, and allocates no more than the input's length holds.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Mesh, LoadError> {
+        Self::read_payload(payload(bytes, SavedKind::Mesh)?, None)
+    }
+
+    pub(crate) fn write_payload(&self, w: &mut Writer) {
+        let requested = match self.layout {
+            NodeLayout::Auto => 0,
+            NodeLayout::Plain => 1,
+            NodeLayout::Compact => 2,
+        };
+        let stored = match &self.wide {
+            MeshTree::Plain(_) => 1,
+            MeshTree::Compact(_) => 2,
+        };
+        w.u32(requested);
+        w.u32(stored);
+        w.u32(with_tree!(&self.wide, t => t.depth()) as u32);
+        w.u32(0);
+        w.u64(self.vertex_count as u64);
+        w.u64(self.len() as u64);
+        w.u64(with_tree!(&self.wide, t => t.nodes().len()) as u64);
+        let mut positions = vec![Point3::<Real>::origin(); self.vertex_count];
+        for (tri, corners) in self.indices.iter().zip(self.tris.iter()) {
+            for (&v, p) in tri.iter().zip(corners) {
+                positions[v as usize] = p;
+            }
+        }
+        w.out.reserve(12 * positions.len() + 16 * self.len());
+        for p in &positions {
+            for c in p.coords.iter() {
+                w.f32(*c);
+            }
+        }
+        for tri in &self.indices {
+            for &v in tri {
+                w.u32(v);
+            }
+        }
+        for &p in &self.prims {
+            w.u32(p);
+        }
+        with_tree!(&self.wide, t => t.write_nodes(&mut w.out));
+    }
+
+    /// A mesh from a mesh payload; `mesh` names it in errors when it is part of a scene.
+    pub(crate) fn read_payload(data: &[u8], mesh: Option<u32>) -> Result<Mesh, LoadError> {
+        let at = |what: String| match mesh {
+            Some(m) => LoadError::Invalid(format!("mesh {m}: {what}")),
+            None => LoadError::Invalid(what),
+        };
+        let mut r = Reader::new(data);
+        let requested = match r.u32("mesh header")? {
+            0 => NodeLayout::Auto,
+            1 => NodeLayout::Plain,
+            2 => NodeLayout::Compact,
+            k => return Err(at(format!("unknown node layout {k}"))),
+        };
+        let stored = r.u32("mesh header")?;
+        let depth = r.u32("mesh header")? as usize;
+        if r.u32("mesh header")? != 0 {
+            return Err(at("reserved field is not 0".into()));
+        }
+        let consistent = matches!(
+            (requested, stored),
+            (NodeLayout::Auto, 1 | 2) | (NodeLayout::Plain, 1) | (NodeLayout::Compact, 2)
+        );
+        if !consistent {
+            return Err(at(format!(
+                "stored layout {stored} does not fit the requested {requested:?}"
+            )));
+        }
+        let vertex_count = r.u64("vertex count")?;
+        let tri_count = r.u64("triangle count")?;
+        let node_count = r.u64("node count")?;
+        if tri_count >= u64::from(u32::MAX) {
+            return Err(at(format!("{tri_count} triangles is too many")));
+        }
+        let node_size = if stored == 1 {
+            Bvh8::SAVED_NODE_BYTES
+        } else {
+            CompactBvh8::SAVED_NODE_BYTES
+        };
+        let vertex_bytes = r.take("vertices", vertex_count, 12)?;
+        let index_bytes = r.take("vertex indices", tri_count, 12)?;
+        let prim_bytes = r.take("leaf order", tri_count, 4)?;
+        let node_bytes = r.take("nodes", node_count, node_size)?;
+        if r.remaining() != 0 {
+            return Err(at(format!("{} bytes after the nodes", r.remaining())));
+        }
+        // The counts are now bounded by the input's length, so these allocations are too.
+        let (n, t) = (vertex_count as usize, tri_count as usize);
+
+        let mut coords = u32s(vertex_bytes).map(f32::from_bits);
+        let positions: Vec<Point3<Real>> = (0..n)
+            .map(|_| {
+                let mut c = || coords.next().unwrap_or(0.0);
+                Point3::new(c(), c(), c())
+            })
+            .collect();
+        check_positions(&positions).map_err(|e| at(e.to_string()))?;
+
+        let mut words = u32s(index_bytes);
+        let mut indices = Vec::with_capacity(t);
+        for slot in 0..t {
+            let mut tri = [0u32; 3];
+            for (corner, v) in tri.iter_mut().enumerate() {
+                *v = words.next().unwrap_or(u32::MAX);
+                if *v as usize >= n {
+                    return Err(at(format!(
+                        "leaf slot {slot}, corner {corner}: vertex index {v} is out of range \
+                         ({n} vertices)"
+                    )));
+                }
+            }
+            indices.push(tri);
+        }
+
+        let mut prims = huge_page_vec(t);
+        let mut seen = vec![false; t];
+        for (slot, p) in u32s(prim_bytes).enumerate() {
+            match seen.get_mut(p as usize) {
+                Some(s) if !*s => *s = true,
+                Some(_) => return Err(at(format!("triangle {p} is in two leaf slots"))),
+                None => {
+                    return Err(at(format!(
+                        "leaf slot {slot}: triangle {p} is out of range ({t} triangles)"
+                    )))
+                }
+            }
+            prims.push(p);
+        }
+        drop(seen);
+
+        let tree_error = |error| LoadError::Tree { mesh, error };
+        let wide = if stored == 1 {
+            MeshTree::Plain(Bvh8::read_nodes(node_bytes, t, depth).map_err(tree_error)?)
+        } else {
+            MeshTree::Compact(CompactBvh8::read_nodes(node_bytes, t, depth).map_err(tree_error)?)
+        };
+
+        let corners = |tri: &[u32; 3]| tri.map(|i| positions[i as usize]);
+        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
+        // Traversal prunes by the leaf boxes: each must hold its triangles.
+        let outside = with_tree!(&wide, tree => {
+            tree.nodes().iter().enumerate().find_map(|(ni, node)| {
+                (0..8).find_map(|slot| match node.child(slot) {
+                    WideChild::Leaf(range) => {
+                        let b = node.child_aabb(slot);
+                        range.clone().find(|&pos| {
+                            let [a, bb, c] = tris[pos];
+                            !b.contains_aabb(&Triangle::new(a, bb, c).aabb())
+                        })
+                        .map(|pos| (ni, slot, pos))
+                    }
+                    _ => None,
+                })
+            })
+        });
+        if let Some((node, slot, pos)) = outside {
+            return Err(at(format!(
+                "node {node}, slot {slot}: the leaf box does not contain the triangle in leaf \
+                 slot {pos}"
+            )));
+        }
+        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges());
+        Ok(Mesh {
+            wide,
+            prims,
+            tris,
+            indices,
+            vertex_count: n,
+            layout: requested,
+            winding: OnceLock::new(),
+        })
+    }
+}
