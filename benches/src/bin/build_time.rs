@@ -1,6 +1,9 @@
 //! `Mesh::new` alone: wall time and this thread's CPU time per build, best and median of
 //! several builds, on one rayon thread (or all with `--mt`), for the workloads' meshes from
-//! the exchange files in `bench-data/` (written by `compare` or `export`).
+//! the exchange files in `bench-data/` (written by `compare` or `export`; generated here when
+//! missing). Then loading the built mesh saved by `Mesh::to_bytes` (from memory, checks
+//! included): its median CPU time on the same thread(s), the saved size, and load / build
+//! in CPU time (steadier than wall time on a shared machine).
 //!
 //! ```text
 //! cargo run --release -p raypick-benches --bin build_time -- [--workloads terrain_1m,sphere_1m] [--builds N] [--mt]
@@ -75,16 +78,18 @@ fn run() -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     println!(
-        "| workload | triangles | builds | wall ms best | wall ms median | cpu ms best | cpu ms median | page faults |"
+        "| workload | triangles | builds | wall ms best | wall ms median | cpu ms best | cpu ms median | page faults | load cpu ms median | saved MB | load / build (cpu) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for w in workloads {
         let path = default_data_dir().join(mesh_file_name(w));
-        let bytes = std::fs::read(&path)
-            .map_err(|e| format!("{}: {e} (run `compare` or `export` first)", path.display()))?;
-        let mesh = read_mesh(&bytes).map_err(|e| e.to_string())?;
+        let mesh = match std::fs::read(&path) {
+            Ok(bytes) => read_mesh(&bytes).map_err(|e| e.to_string())?,
+            Err(_) => w.mesh().map_err(|e| e.to_string())?,
+        };
         let positions: Vec<Point3<f32>> = mesh.positions.clone();
         let (mut wall, mut cpu, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+        let mut saved = Vec::new();
         for _ in 0..builds {
             let (p, t) = (positions.clone(), mesh.triangles.clone());
             let f0 = page_faults();
@@ -95,20 +100,35 @@ fn run() -> Result<(), String> {
             });
             faults.push(page_faults() - f0);
             let m = m.map_err(|e| e.to_string())?;
+            saved = m.to_bytes();
             drop(std::hint::black_box(m));
             wall.push(dw);
             cpu.push(dc);
         }
+        let mut load = Vec::new();
+        for _ in 0..builds {
+            let (dc, m) = pool.install(|| {
+                let c0 = thread_cpu();
+                let m = Mesh::from_bytes(&saved);
+                (thread_cpu() - c0, m)
+            });
+            drop(std::hint::black_box(m.map_err(|e| e.to_string())?));
+            load.push(dc);
+        }
         wall.sort();
         cpu.sort();
+        load.sort();
         println!(
-            "| {w} | {} | {builds} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
+            "| {w} | {} | {builds} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.1} | {:.1} | {:.3} |",
             mesh.triangles.len(),
             ms(wall[0]),
             ms(wall[builds / 2]),
             ms(cpu[0]),
             ms(cpu[builds / 2]),
             faults.iter().min().copied().unwrap_or(0),
+            ms(load[builds / 2]),
+            saved.len() as f64 / 1e6,
+            load[builds / 2].as_secs_f64() / cpu[builds / 2].as_secs_f64(),
         );
     }
     Ok(())

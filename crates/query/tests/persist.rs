@@ -229,7 +229,10 @@ fn every_byte_change_and_truncation_is_caught() {
 fn errors_name_the_problem() {
     let mesh = grid(3, 0.0).mesh();
     let bytes = mesh.to_bytes();
-    assert_eq!(Mesh::from_bytes(b"solid x\n").unwrap_err(), LoadError::BadMagic);
+    assert_eq!(
+        Mesh::from_bytes(b"solid x\n").unwrap_err(),
+        LoadError::BadMagic
+    );
     assert_eq!(
         Scene::from_bytes(&bytes).unwrap_err().to_string(),
         "the file holds a mesh, not a scene"

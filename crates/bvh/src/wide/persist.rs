@@ -204,7 +204,7 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
         depth: usize,
     ) -> Result<Self, WideLoadError> {
         let size = L::SAVED_BYTES;
-        if bytes.len() % size != 0 {
+        if !bytes.len().is_multiple_of(size) {
             return Err(WideLoadError::Length {
                 bytes: bytes.len(),
                 node_bytes: size,

@@ -76,22 +76,7 @@ impl LeafTriangles {
     /// The triangles `tris` (in leaf order, finite corners) grouped by the leaves `leaves`
     /// (the tree's leaf ranges, which cover `0..tris.len()`), with their degenerate flags.
     pub(crate) fn new(tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) -> Self {
-        let len = tris.len();
-        let words = len.div_ceil(64);
-        let mut starts = vec![0u64; words];
-        for leaf in leaves {
-            for (s, _) in groups(leaf.clone()) {
-                starts[s / 64] |= 1 << (s % 64);
-            }
-        }
-        let mut rows = huge_page_vec(9 * len + TAIL);
-        rows.resize(9 * len + TAIL, 0.0);
-        let mut out = Self {
-            rows,
-            starts,
-            degenerate: vec![0; words],
-            len,
-        };
+        let mut out = Self::zeroed(tris.len(), leaves);
         for leaf in leaves {
             for (s, n) in groups(leaf.clone()) {
                 let group = &mut out.rows[9 * s..9 * (s + n)];
@@ -106,6 +91,37 @@ impl LeafTriangles {
             }
         }
         out
+    }
+
+    /// [`LeafTriangles::new`] for the triangles `indices` (leaf order) of `positions`
+    /// (indices in range, finite positions), without a leaf-order copy of the corners.
+    pub(crate) fn from_indices(
+        indices: &[[u32; 3]],
+        positions: &[Point3<Real>],
+        leaves: &[Range<usize>],
+    ) -> Self {
+        let mut out = Self::zeroed(indices.len(), leaves);
+        out.fill(indices, positions);
+        out
+    }
+
+    /// `len` zero triangles grouped by the leaves `leaves` (which cover `0..len`).
+    fn zeroed(len: usize, leaves: &[Range<usize>]) -> Self {
+        let words = len.div_ceil(64);
+        let mut starts = vec![0u64; words];
+        for leaf in leaves {
+            for (s, _) in groups(leaf.clone()) {
+                starts[s / 64] |= 1 << (s % 64);
+            }
+        }
+        let mut rows = huge_page_vec(9 * len + TAIL);
+        rows.resize(9 * len + TAIL, 0.0);
+        Self {
+            rows,
+            starts,
+            degenerate: vec![0; words],
+            len,
+        }
     }
 
     /// The number of triangles.

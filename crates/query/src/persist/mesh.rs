@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use raypick_bvh::wide::{Bvh8, CompactBvh8, WideChild};
 use raypick_primitives::simd::huge_page_vec;
-use raypick_primitives::{Point3, Real, Triangle};
+use raypick_primitives::{Point3, Real};
 
 use super::{finish, payload, start, u32s, LoadError, Reader, SavedKind, Writer};
 use crate::mesh::leaf_tris::LeafTriangles;
@@ -134,44 +134,57 @@ impl Mesh {
         // The counts are now bounded by the input's length, so these allocations are too.
         let (n, t) = (vertex_count as usize, tri_count as usize);
 
-        let mut coords = u32s(vertex_bytes).map(f32::from_bits);
-        let positions: Vec<Point3<Real>> = (0..n)
-            .map(|_| {
-                let mut c = || coords.next().unwrap_or(0.0);
-                Point3::new(c(), c(), c())
-            })
+        let f = |b: &[u8], i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let positions: Vec<Point3<Real>> = vertex_bytes
+            .chunks_exact(12)
+            .map(|b| Point3::new(f(b, 0), f(b, 4), f(b, 8)))
             .collect();
         check_positions(&positions).map_err(|e| at(e.to_string()))?;
 
-        let mut words = u32s(index_bytes);
-        let mut indices = Vec::with_capacity(t);
-        for slot in 0..t {
-            let mut tri = [0u32; 3];
-            for (corner, v) in tri.iter_mut().enumerate() {
-                *v = words.next().unwrap_or(u32::MAX);
-                if *v as usize >= n {
-                    return Err(at(format!(
-                        "leaf slot {slot}, corner {corner}: vertex index {v} is out of range \
-                         ({n} vertices)"
-                    )));
-                }
-            }
-            indices.push(tri);
+        let indices: Vec<[u32; 3]> = index_bytes
+            .chunks_exact(12)
+            .map(|b| {
+                let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                [w(0), w(4), w(8)]
+            })
+            .collect();
+        // One branch-free pass finds whether any index is out of range; only then is the
+        // culprit looked for.
+        let top = indices
+            .iter()
+            .fold(0u32, |m, t| m.max(t[0]).max(t[1]).max(t[2]));
+        if !indices.is_empty() && top as usize >= n {
+            let (slot, corner, v) = indices
+                .iter()
+                .enumerate()
+                .find_map(|(s, tri)| {
+                    let c = tri.iter().position(|&v| v as usize >= n)?;
+                    Some((s, c, tri[c]))
+                })
+                .unwrap_or((0, 0, top));
+            return Err(at(format!(
+                "leaf slot {slot}, corner {corner}: vertex index {v} is out of range \
+                 ({n} vertices)"
+            )));
         }
 
         let mut prims = huge_page_vec(t);
-        let mut seen = vec![false; t];
-        for (slot, p) in u32s(prim_bytes).enumerate() {
-            match seen.get_mut(p as usize) {
-                Some(s) if !*s => *s = true,
-                Some(_) => return Err(at(format!("triangle {p} is in two leaf slots"))),
-                None => {
+        prims.extend(u32s(prim_bytes));
+        // Every triangle once: a permutation of `0..t`, checked with a bit per triangle.
+        let mut seen = vec![0u64; t.div_ceil(64)];
+        for (slot, &p) in prims.iter().enumerate() {
+            let (word, bit) = (p as usize / 64, 1u64 << (p % 64));
+            match seen.get_mut(word) {
+                Some(w) if (p as usize) < t && *w & bit == 0 => *w |= bit,
+                Some(_) if (p as usize) < t => {
+                    return Err(at(format!("triangle {p} is in two leaf slots")))
+                }
+                _ => {
                     return Err(at(format!(
                         "leaf slot {slot}: triangle {p} is out of range ({t} triangles)"
                     )))
                 }
             }
-            prims.push(p);
         }
         drop(seen);
 
@@ -182,31 +195,24 @@ impl Mesh {
             MeshTree::Compact(CompactBvh8::read_nodes(node_bytes, t, depth).map_err(tree_error)?)
         };
 
-        let corners = |tri: &[u32; 3]| tri.map(|i| positions[i as usize]);
-        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
+        let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
         // Traversal prunes by the leaf boxes: each must hold its triangles.
         let outside = with_tree!(&wide, tree => {
             tree.nodes().iter().enumerate().find_map(|(ni, node)| {
                 (0..8).find_map(|slot| match node.child(slot) {
                     WideChild::Leaf(range) => {
-                        let b = node.child_aabb(slot);
-                        range.clone().find(|&pos| {
-                            let [a, bb, c] = tris[pos];
-                            !b.contains_aabb(&Triangle::new(a, bb, c).aabb())
-                        })
-                        .map(|pos| (ni, slot, pos))
+                        let inside = node.child_aabb(slot).contains_aabb(&tris.leaf_box(range));
+                        (!inside).then_some((ni, slot))
                     }
                     _ => None,
                 })
             })
         });
-        if let Some((node, slot, pos)) = outside {
+        if let Some((node, slot)) = outside {
             return Err(at(format!(
-                "node {node}, slot {slot}: the leaf box does not contain the triangle in leaf \
-                 slot {pos}"
+                "node {node}, slot {slot}: the leaf box does not contain its triangles"
             )));
         }
-        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges());
         Ok(Mesh {
             wide,
             prims,
