@@ -1,5 +1,6 @@
-//! The `raypick` command: `demo`, `info`, `pick`, `distance`, `render` and `bench` over OBJ, glTF/GLB,
-//! PLY and STL files.
+//! The `raypick` command: `demo`, `info`, `pick`, `distance`, `render`, `bench` and `build`
+//! over OBJ, glTF/GLB, PLY and STL files, and over meshes and scenes saved by `build`
+//! (`.rpk`, loaded without rebuilding their BVHs).
 //!
 //! Errors are one sentence on stderr; the exit code is 2 for bad input (a file, an option or
 //! a ray line) and 1 for an internal failure. `RUST_LOG=debug` turns on tracing output.
@@ -51,7 +52,7 @@ enum Command {
     },
     /// Print a file's triangles, meshes, instances, bounds, BVH statistics, build time and memory.
     Info {
-        /// An .obj, .gltf, .glb, .ply or .stl file.
+        /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
         file: PathBuf,
     },
     /// Pick through a pixel of a camera, or along rays read from a file or stdin.
@@ -59,7 +60,7 @@ enum Command {
     /// Signed distance, inside/outside and winding number of points read from a file or
     /// stdin, one JSON line per point.
     Distance {
-        /// An .obj, .gltf, .glb, .ply or .stl file.
+        /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
         file: PathBuf,
         /// Read points "x y z", one per line, from this file ("-" for stdin).
         #[arg(long)]
@@ -67,7 +68,7 @@ enum Command {
     },
     /// Render one ray per pixel to a PNG, shaded by normal or as a traversal-cost heatmap.
     Render {
-        /// An .obj, .gltf, .glb, .ply or .stl file.
+        /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
         file: PathBuf,
         /// The PNG to write.
         #[arg(short, long)]
@@ -83,9 +84,18 @@ enum Command {
         #[arg(long)]
         heatmap: bool,
     },
+    /// Build the BVHs of a file once and save them (`.rpk`), for every command to load
+    /// without rebuilding; prints one JSON line.
+    Build {
+        /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
+        file: PathBuf,
+        /// The saved file to write (by convention `.rpk`).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Measure the build time and closest-hit / any-hit rays per second.
     Bench {
-        /// An .obj, .gltf, .glb, .ply or .stl file.
+        /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
         file: PathBuf,
         /// A fast, rough run (for tests and smoke checks).
         #[arg(long)]
@@ -95,7 +105,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct PickArgs {
-    /// An .obj, .gltf, .glb, .ply or .stl file.
+    /// An .obj, .gltf, .glb, .ply, .stl or .rpk file.
     file: PathBuf,
     /// Pick through this pixel (column X, row Y from the top left; the ray goes through the
     /// pixel's centre at X+0.5, Y+0.5).
@@ -205,6 +215,7 @@ fn main() -> ExitCode {
             heatmap,
         } => render_cmd(&file, &output, size, &camera, heatmap),
         Command::Bench { file, quick } => bench_cmd(&file, quick),
+        Command::Build { file, output } => build_cmd(&file, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -221,6 +232,10 @@ fn main() -> ExitCode {
 
 /// Reads and builds, with a progress spinner for slow files.
 fn load(path: &Path) -> Result<World, CliError> {
+    if Format::from_path(path) == Some(Format::Saved) {
+        let _p = Progress::new(&format!("loading {}", path.display()), None);
+        return World::from_saved(path);
+    }
     let loaded = {
         let _p = Progress::new(&format!("loading {}", path.display()), None);
         raypick_io::read_file(path)?
@@ -231,6 +246,31 @@ fn load(path: &Path) -> Result<World, CliError> {
 fn build(loaded: SceneData, name: &str) -> Result<World, CliError> {
     let _p = Progress::new("building the BVH", None);
     World::build(loaded, name)
+}
+
+fn build_cmd(file: &Path, output: &Path) -> Result<(), CliError> {
+    let world = load(file)?;
+    let t0 = Instant::now();
+    {
+        let _p = Progress::new(&format!("saving {}", output.display()), None);
+        raypick_io::save_scene(world.scene(), output)?;
+    }
+    let save_time = t0.elapsed();
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "{}",
+        serde_json::json!({
+            "input": file.display().to_string(),
+            "output": output.display().to_string(),
+            "meshes": world.loaded.meshes.len(),
+            "objects": world.loaded.instances.len(),
+            "triangles": world.triangle_count(),
+            "build_ms": world.build_time.as_secs_f64() * 1e3,
+            "save_ms": save_time.as_secs_f64() * 1e3,
+            "bytes": bytes,
+        })
+    );
+    Ok(())
 }
 
 fn fmt_p(p: &Point3<Real>) -> String {
@@ -362,7 +402,12 @@ fn info(file: &Path) -> Result<(), CliError> {
             ""
         }
     );
-    println!("build time: {}", fmt_duration(world.build_time));
+    let what = if l.format == Format::Saved {
+        "load time (saved BVHs)"
+    } else {
+        "build time"
+    };
+    println!("{what}: {}", fmt_duration(world.build_time));
     let bytes = world.memory_bytes();
     println!(
         "memory: {:.1} KiB ({:.1} bytes per triangle)",

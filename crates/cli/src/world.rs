@@ -80,6 +80,20 @@ impl World {
         })
     }
 
+    /// A world from a saved scene (`.rpk`): its BVHs were loaded, not built; `build_time`
+    /// is the load time.
+    pub fn from_saved(path: &std::path::Path) -> Result<World, CliError> {
+        let t0 = Instant::now();
+        let (loaded, sl) = raypick_io::load_saved(path)?;
+        Ok(World {
+            loaded,
+            scene: sl.scene,
+            meshes: sl.meshes,
+            flat: OnceLock::new(),
+            build_time: t0.elapsed(),
+        })
+    }
+
     /// Triangles over all instances.
     pub fn triangle_count(&self) -> usize {
         self.loaded.instance_triangle_count()

@@ -66,7 +66,7 @@ pub enum ErrorKind {
     #[error("cannot read the file: {0}")]
     Io(#[from] std::io::Error),
     /// The extension (or the bytes) name no supported format.
-    #[error("unknown format {0:?}; expected .obj, .gltf, .glb, .ply or .stl")]
+    #[error("unknown format {0:?}; expected .obj, .gltf, .glb, .ply, .stl or .rpk")]
     UnknownFormat(String),
     /// The file does not follow its format's syntax; the text is the parser's message.
     #[error("{0}")]
@@ -143,6 +143,10 @@ pub enum ErrorKind {
     /// More vertices or triangles than a `u32` index can address.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// A saved mesh or scene (`.rpk`) failed its checks: corrupted, truncated, from another
+    /// version, or not a saved file at all.
+    #[error("not a valid saved mesh or scene: {0}")]
+    Saved(#[from] raypick_query::persist::LoadError),
     /// Building the mesh or scene from the loaded data failed.
     #[error("cannot build the mesh or scene: {0}")]
     Build(String),

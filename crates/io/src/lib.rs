@@ -12,6 +12,7 @@
 //! | glTF / GLB | one per glTF mesh, triangle primitives concatenated in order | one per node with a mesh, world transform |
 //! | PLY (ASCII, binary LE/BE) | one | one, identity |
 //! | STL (ASCII, binary) | one | one, identity |
+//! | saved by raypick (`.rpk`) | the saved scene's (or mesh's), BVHs loaded, not rebuilt | the saved instances |
 //!
 //! ```
 //! use raypick_io::{read_bytes, Format};
@@ -29,6 +30,7 @@ mod gltf_file;
 mod loaded;
 mod obj;
 mod ply;
+mod saved;
 mod scene_load;
 mod stl;
 
@@ -38,6 +40,7 @@ pub use error::{Error, ErrorKind};
 pub use loaded::{LoadedInstance, LoadedMesh, SceneData};
 pub use nalgebra::Matrix4;
 use raypick_query::Mesh;
+pub use saved::{load_saved, save_scene};
 pub use scene_load::{load_scene, load_scene_from_bytes, BuiltScene};
 
 /// Files larger than this are refused before reading (4 GiB): every supported format
@@ -57,6 +60,9 @@ pub enum Format {
     Ply,
     /// STL, ASCII or binary.
     Stl,
+    /// A mesh or scene saved by raypick with its BVHs built (`.rpk`, see
+    /// [`raypick_query::persist`]): loaded without rebuilding.
+    Saved,
 }
 
 impl Format {
@@ -70,6 +76,7 @@ impl Format {
             "glb" => Format::Glb,
             "ply" => Format::Ply,
             "stl" => Format::Stl,
+            "rpk" => Format::Saved,
             _ => return None,
         })
     }
@@ -82,6 +89,7 @@ impl Format {
             Format::Glb => "glb",
             Format::Ply => "ply",
             Format::Stl => "stl",
+            Format::Saved => "rpk",
         }
     }
 }
@@ -102,25 +110,31 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<SceneData, Error> {
             .unwrap_or_else(|| "(no extension)".to_owned());
         return Err(Error::new(&name, ErrorKind::UnknownFormat(ext)));
     };
-    let meta = std::fs::metadata(path).map_err(|e| Error::new(&name, ErrorKind::Io(e)))?;
-    if !meta.is_file() {
-        return Err(Error::new(
-            &name,
-            ErrorKind::Io(std::io::Error::other("not a regular file")),
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::new(
-            &name,
-            ErrorKind::TooLarge(format!("{} bytes", meta.len())),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::new(&name, ErrorKind::Io(e)))?;
+    let bytes = read_checked(path, &name)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| name.clone());
     read_any(&bytes, format, &name, &stem, path.parent())
+}
+
+/// The bytes of the regular file `path` (at most [`MAX_FILE_BYTES`]); `name` names it in
+/// errors.
+pub(crate) fn read_checked(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::new(name, ErrorKind::Io(e)))?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            name,
+            ErrorKind::Io(std::io::Error::other("not a regular file")),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::new(
+            name,
+            ErrorKind::TooLarge(format!("{} bytes", meta.len())),
+        ));
+    }
+    std::fs::read(path).map_err(|e| Error::new(name, ErrorKind::Io(e)))
 }
 
 /// Reads in-memory bytes of the given format; `name` stands for the file in errors and names
@@ -155,6 +169,7 @@ fn read_any(
         Format::Gltf | Format::Glb => gltf_file::read(bytes, file, base, format)?,
         Format::Ply => ply::read(bytes, file, mesh_name)?,
         Format::Stl => stl::read(bytes, file, mesh_name)?,
+        Format::Saved => saved::load(bytes, file)?.0,
     };
     scene.check(file)?;
     tracing::debug!(
@@ -181,6 +196,11 @@ fn read_any(
 /// ```
 pub fn load_mesh(path: impl AsRef<Path>) -> Result<Mesh, Error> {
     let path = path.as_ref();
+    if Format::from_path(path) == Some(Format::Saved) {
+        let name = path.display().to_string();
+        let bytes = read_checked(path, &name)?;
+        return saved::load_mesh(&bytes, &name);
+    }
     let scene = read_file(path)?;
     scene.to_mesh(&path.display().to_string())
 }
@@ -195,6 +215,9 @@ pub fn load_mesh(path: impl AsRef<Path>) -> Result<Mesh, Error> {
 /// # Ok::<(), raypick_io::Error>(())
 /// ```
 pub fn load_mesh_from_bytes(bytes: &[u8], format: Format, name: &str) -> Result<Mesh, Error> {
+    if format == Format::Saved {
+        return saved::load_mesh(bytes, name);
+    }
     read_bytes(bytes, format, name)?.to_mesh(name)
 }
 

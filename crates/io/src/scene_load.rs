@@ -68,7 +68,8 @@ impl SceneData {
     }
 }
 
-/// Loads a file into a [`Scene`] (format by extension; errors as in [`read_file`]).
+/// Loads a file into a [`Scene`] (format by extension; errors as in [`read_file`]). A
+/// saved scene (`.rpk`, see [`crate::save_scene`]) is loaded with its BVHs, not rebuilt.
 ///
 /// ```no_run
 /// use raypick_io::load_scene;
@@ -84,7 +85,11 @@ impl SceneData {
 /// ```
 pub fn load_scene(path: impl AsRef<Path>) -> Result<BuiltScene, Error> {
     let path = path.as_ref();
-    read_file(path)?.to_scene(&path.display().to_string())
+    let name = path.display().to_string();
+    if Format::from_path(path) == Some(Format::Saved) {
+        return Ok(crate::saved::load(&crate::read_checked(path, &name)?, &name)?.1);
+    }
+    read_file(path)?.to_scene(&name)
 }
 
 /// [`load_scene`] from in-memory bytes; `name` stands for the file in errors. glTF external
@@ -94,5 +99,8 @@ pub fn load_scene_from_bytes(
     format: Format,
     name: &str,
 ) -> Result<BuiltScene, Error> {
+    if format == Format::Saved {
+        return Ok(crate::saved::load(bytes, name)?.1);
+    }
     read_bytes(bytes, format, name)?.to_scene(name)
 }

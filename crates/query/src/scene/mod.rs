@@ -235,6 +235,11 @@ impl Scene {
         self.meshes.get(id.0 as usize).map(|m| &m.0)
     }
 
+    /// The ids of the meshes added, in the order they were added.
+    pub fn mesh_ids(&self) -> impl ExactSizeIterator<Item = MeshId> + '_ {
+        (0..self.meshes.len() as u32).map(MeshId)
+    }
+
     /// Adds an instance of `mesh` placed by `transform` (object to world), with layer mask
     /// `u32::MAX` and user data 0.
     ///
