@@ -29,7 +29,7 @@ pub use raypick_io as io;
 pub use raypick_primitives as primitives;
 pub use raypick_query as query;
 
-pub use raypick_io::{load_mesh, load_scene, read_file, BuiltScene, SceneData};
+pub use raypick_io::{load_mesh, load_scene, read_file, save_scene, BuiltScene, SceneData};
 pub use raypick_primitives::{Aabb, Cull, Isometry3, Matrix4, Point3, Ray, Real, Vector3};
 pub use raypick_query::camera::{
     Camera, CameraError, ClipConvention, Projection, ScreenRect, Viewport,
@@ -38,7 +38,7 @@ pub use raypick_query::camera::{
 pub use raypick_query::scene::SharedShape;
 pub use raypick_query::scene::{
     HitGeometry, InstanceId, MeshId, Pick, PickError, PickOptions, SceneError, SceneHit,
-    SceneQuery, SelectMode, SelectOptions, Selection,
+    SceneQuery, SelectMode, SelectOptions, Selection, SharedScene, Snapshot,
 };
 pub use raypick_query::{
     GridConfig, Hit, Mesh, MeshDistance, MeshError, NearestPoint, RayQuery, Scene, SignedDistance,
@@ -49,8 +49,8 @@ pub mod prelude {
     pub use crate::{
         load_mesh, load_scene, Aabb, Camera, ClipConvention, Cull, Error, Hit, InstanceId,
         Isometry3, Matrix4, Mesh, MeshId, Pick, PickOptions, Point3, Projection, Ray, RayQuery,
-        Real, Scene, SceneHit, SceneQuery, ScreenRect, SelectMode, SelectOptions, SharedShape,
-        Vector3, Viewport,
+        Real, Scene, SceneHit, SceneQuery, ScreenRect, SelectMode, SelectOptions, SharedScene,
+        SharedShape, Vector3, Viewport,
     };
 }
 
@@ -69,6 +69,10 @@ pub enum Error {
     Camera(CameraError),
     /// Picking ([`Scene::pick`]): an invalid viewport or cursor.
     Pick(PickError),
+    /// Loading saved bytes ([`Mesh::from_bytes`], [`Scene::from_bytes`]).
+    Saved(raypick_query::persist::LoadError),
+    /// Saving a scene ([`Scene::to_bytes`]).
+    Save(raypick_query::persist::SaveError),
 }
 
 impl std::fmt::Display for Error {
@@ -79,6 +83,8 @@ impl std::fmt::Display for Error {
             Error::Scene(e) => e.fmt(f),
             Error::Camera(e) => e.fmt(f),
             Error::Pick(e) => e.fmt(f),
+            Error::Saved(e) => e.fmt(f),
+            Error::Save(e) => e.fmt(f),
         }
     }
 }
@@ -91,6 +97,8 @@ impl std::error::Error for Error {
             Error::Scene(e) => Some(e),
             Error::Camera(e) => Some(e),
             Error::Pick(e) => Some(e),
+            Error::Saved(e) => Some(e),
+            Error::Save(e) => Some(e),
         }
     }
 }
@@ -109,5 +117,7 @@ from_error!(
     Mesh(MeshError),
     Scene(SceneError),
     Camera(CameraError),
-    Pick(PickError)
+    Pick(PickError),
+    Saved(raypick_query::persist::LoadError),
+    Save(raypick_query::persist::SaveError)
 );

@@ -54,6 +54,7 @@ mod pair;
 mod pick;
 mod query;
 pub(crate) mod shape;
+mod shared;
 mod solid;
 pub(crate) mod transform;
 
@@ -76,6 +77,7 @@ pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSamplin
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
+pub use shared::{SharedScene, Snapshot};
 pub use solid::SceneSignedDistance;
 
 /// A mesh's vertices and index triples by original index, kept for the queries that need
