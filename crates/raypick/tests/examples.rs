@@ -48,3 +48,19 @@ mod pick_points;
 fn pick_points_example_runs() {
     pick_points::main().unwrap();
 }
+
+#[path = "../examples/saved_scene.rs"]
+mod saved_scene;
+
+#[test]
+fn saved_scene_example_runs() {
+    saved_scene::run(None).unwrap();
+}
+
+#[path = "../examples/shared_scene.rs"]
+mod shared_scene;
+
+#[test]
+fn shared_scene_example_runs() {
+    shared_scene::run().unwrap();
+}
