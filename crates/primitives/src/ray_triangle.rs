@@ -36,8 +36,11 @@ pub struct RayTriangleHit {
 
 /// A ray prepared for the watertight triangle test (permutation and shear).
 ///
-/// `valid` is false when the ray has a NaN, an infinite component or a zero direction; such a
-/// ray hits nothing.
+/// `valid` is false when the ray has a NaN, an infinite component or a zero direction (or a
+/// subnormal one: every component below `f32::MIN_POSITIVE` in magnitude); such a ray hits
+/// nothing. A direction component smaller than the dominant one by a factor beyond f32's
+/// normal range (about 2^-126) is taken as zero, by the triangle test and by the box tests
+/// of a mesh's traversal alike.
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightRay {
     /// Ray origin.
@@ -108,14 +111,29 @@ impl WatertightRay {
         let [kx, ky, kz] = Self::PERMUTATIONS[perm];
         let sz = 1.0 / d[kz];
         let o = [ray.origin.x, ray.origin.y, ray.origin.z];
+        // A cross component below the dominant one by more than f32's normal range shears to
+        // zero or a subnormal: it is taken as exactly zero, here and in `dir` (which the box
+        // test reads), so that the triangle test and the box test follow the same ray.
+        let cross = |c: Real| {
+            let s = c * sz;
+            if s.abs() < Real::MIN_POSITIVE {
+                (0.0, 0.0)
+            } else {
+                (s, c)
+            }
+        };
+        let ((sx, dx), (sy, dy)) = (cross(d[kx]), cross(d[ky]));
+        let mut dir = d;
+        (dir[kx], dir[ky]) = (dx, dy);
         // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
-        // with every component finite, `d` is zero iff `|d[kz]|` is.
+        // with every component finite, `d` is zero iff `|d[kz]|` is; a dominant component
+        // whose reciprocal overflows (subnormal) counts as zero too.
         Self {
             origin: o,
             k: [kx, ky, kz],
-            shear: [d[kx] * sz, d[ky] * sz, sz],
-            valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0),
-            dir: d,
+            shear: [sx, sy, sz],
+            valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0) & sz.is_finite(),
+            dir,
             perm: perm as u8,
             korigin: [o[kx], o[ky], o[kz]],
         }

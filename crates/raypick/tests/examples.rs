@@ -49,6 +49,7 @@ fn pick_points_example_runs() {
     pick_points::main().unwrap();
 }
 
+#[allow(dead_code)] // `main`: the test calls `run`
 #[path = "../examples/saved_scene.rs"]
 mod saved_scene;
 
@@ -57,6 +58,7 @@ fn saved_scene_example_runs() {
     saved_scene::run(None).unwrap();
 }
 
+#[allow(dead_code)] // `main`: the test calls `run`
 #[path = "../examples/shared_scene.rs"]
 mod shared_scene;
 

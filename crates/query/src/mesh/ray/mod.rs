@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{RayTraversal, RayVisitor};
+use raypick_bvh::wide::{LeafFn, RayTraversal, RayVisitor};
 use raypick_primitives::simd::prefetch_line;
 
 use super::leaf_tris::{Slot, GROUP};
@@ -72,10 +72,11 @@ pub struct Hit {
 
 /// Lets traversal keep boxes whose entry rounds a little past the best hit, so that an
 /// equal-`t` hit on a lower-index triangle elsewhere in the tree is still seen (ties must not
-/// depend on the tree's order).
+/// depend on the tree's order). The pad is relative, with a floor of 32 subnormal steps so
+/// that it does not vanish for a subnormal `t`.
 #[inline(always)]
 fn prune_bound(t: Real) -> Real {
-    t + t.abs() * (32.0 * Real::EPSILON)
+    t + (t.abs() + Real::MIN_POSITIVE) * (32.0 * Real::EPSILON)
 }
 
 impl Mesh {
@@ -84,7 +85,10 @@ impl Mesh {
     /// Watertight: a ray through an edge or vertex shared by several triangles hits one of
     /// them. Among hits at exactly the same `t` (coplanar or duplicated triangles) the lowest
     /// triangle index wins, whatever the tree. Degenerate triangles, an empty mesh, a ray with
-    /// a NaN, an infinity or a zero direction, and an empty or NaN interval find nothing.
+    /// a NaN, an infinity or a zero (or subnormal) direction, and an empty or NaN interval
+    /// find nothing. A direction component below the largest by more than f32's normal range
+    /// (about 2^-126) counts as zero, in the triangle and the box tests alike (see
+    /// [`WatertightRay`](raypick_primitives::WatertightRay)).
     /// Allocates nothing.
     ///
     /// ```
@@ -157,7 +161,7 @@ impl Mesh {
         if !k.valid() {
             return;
         }
-        all_k(self, ray, &k, query, out);
+        all_k(self, &k, query, out);
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
@@ -485,9 +489,11 @@ fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
 }
 
 #[inline(always)]
-fn all_k(mesh: &Mesh, ray: &Ray, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
+fn all_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
     let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-    with_tree!(&mesh.wide, t => t.traverse_ray(ray, t_min, t_max, |range, _| {
+    // The box test follows the kernel's ray (`k.boxes`), not `ray`: they differ where the
+    // kernel takes a vanishing direction component as zero.
+    let mut visit = LeafFn(|range: std::ops::Range<usize>, _: &mut Real| {
         for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
             if let Some(h) = k.intersect(&tri, t_min, t_max, cull) {
                 if !mesh.is_degenerate_at(pos) {
@@ -496,7 +502,9 @@ fn all_k(mesh: &Mesh, ray: &Ray, k: &TriangleRay, query: &RayQuery, out: &mut Ve
             }
         }
         ControlFlow::Continue(())
-    }));
+    });
+    let how = RayTraversal::nearest_first();
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(how, &k.boxes, t_min, t_max, &mut visit));
 }
 
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
