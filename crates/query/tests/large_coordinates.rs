@@ -411,3 +411,73 @@ fn f64_entry_points_reject_bad_input() {
     assert!(scene.pick_f64(&cam, &vp, 200.0, 50.0, &q).is_err());
     assert!(scene.pick_f64(&cam, &vp, f64::NAN, 50.0, &q).is_err());
 }
+
+/// `any_hit_f64` and `all_hits_f64` in every placement: the same answers as at the origin
+/// (any: exactly; all: the same crossings, instance by instance, t and points within the
+/// placement's rounding), and at the origin the same as the f32 queries.
+#[test]
+fn any_and_all_hits_agree_in_every_placement() {
+    let places = placements();
+    let origin = build_f64(&places[0].1);
+    let size = sizes(&origin);
+    let mut rng = Rng::new(29);
+    let rays: Vec<(Point3<f64>, Vector3<f64>)> = (0..scale(3000, 30_000))
+        .map(|_| {
+            let o = Point3::new(
+                rng.f64() * 40.0 - 20.0,
+                rng.f64() * 40.0 - 20.0,
+                rng.f64() * 16.0 - 4.0,
+            );
+            let target = Point3::new(
+                rng.f64() * 20.0 - 10.0,
+                rng.f64() * 20.0 - 10.0,
+                rng.f64() * 8.0 - 4.0,
+            );
+            // Exact in f32, so that the origin's f64 answers can be held to the f32 ones.
+            let (o, d) = (o.cast::<f32>(), (target - o).cast::<f32>());
+            (o.cast(), d.cast())
+        })
+        .collect();
+    let q = SceneQuery::default();
+    let mut crossings = 0;
+    for (o, d) in &rays {
+        let r64 = Ray64::new(*o, *d);
+        let r32 = Ray::new(o.cast(), d.cast());
+        // At the origin the f64 path agrees with the f32 one (the ray goes into each
+        // instance's frame through the f64 or the f32 inverse: t within rounding).
+        let all32 = origin.all_hits(&r32, &q);
+        let all64 = origin.all_hits_f64(&r64, &q);
+        assert_eq!(all64.len(), all32.len(), "{o:?} {d:?}");
+        for (a, b) in all64.iter().zip(&all32) {
+            let b = Answer {
+                instance: b.instance.index(),
+                triangle: b.triangle().unwrap(),
+                t: f64::from(b.t),
+                point: b.point.cast(),
+            };
+            let id = M4::identity();
+            assert!(
+                agrees(Some(answer(a)), Some(b), &id, &size, d.norm()),
+                "{a:?} {b:?}"
+            );
+        }
+        assert_eq!(origin.any_hit_f64(&r64, &q), origin.any_hit(&r32, &q));
+        let want = origin.all_hits_f64(&r64, &q);
+        assert_eq!(origin.any_hit_f64(&r64, &q), !want.is_empty());
+        crossings += want.len();
+        for (name, place) in &places[1..] {
+            let scene = build_f64(place);
+            let r = Ray64::new(place.transform_point(o), place.transform_vector(d));
+            assert_eq!(scene.any_hit_f64(&r, &q), !want.is_empty(), "{name}");
+            let got = scene.all_hits_f64(&r, &q);
+            assert_eq!(got.len(), want.len(), "{name}: {o:?} {d:?}");
+            for (w, g) in want.iter().zip(&got) {
+                assert!(
+                    agrees(Some(answer(w)), Some(answer(g)), place, &size, d.norm()),
+                    "{name}: {w:?} {g:?}"
+                );
+            }
+        }
+    }
+    assert!(crossings > rays.len() / 2, "{crossings} crossings");
+}

@@ -147,14 +147,7 @@ impl Scene {
         }
         let mut best: Option<SceneHit64> = None;
         let best_t = Cell::new(query.t_max);
-        let mut visit = |slot: u32| {
-            let id = self.id_of(slot);
-            let Some(obj) = self.slot_object(slot) else {
-                return ControlFlow::Continue(());
-            };
-            if !query.accepts(id, obj) {
-                return ControlFlow::Continue(());
-            }
+        self.visit_ray64(ray, query, &best_t, |id, obj| {
             if let Some(h) = self.hit_object64(id, obj, ray, query.t_min, best_t.get(), query.cull)
             {
                 let better = best.as_ref().is_none_or(|b| {
@@ -167,22 +160,115 @@ impl Scene {
                 }
             }
             ControlFlow::Continue(())
+        });
+        best
+    }
+
+    /// [`Scene::any_hit`] for an f64 world ray (see [`Scene::closest_hit_f64`]).
+    #[must_use]
+    pub fn any_hit_f64(&self, ray: &Ray64, query: &super::SceneQuery<'_>) -> bool {
+        if !ray.is_valid() || !(query.t_min <= query.t_max) {
+            return false;
+        }
+        let mut found = false;
+        let t_max = Cell::new(query.t_max);
+        self.visit_ray64(ray, query, &t_max, |_, obj| {
+            let local = obj.transform.ray64_to_object(ray);
+            if self.object_any_hit(obj, &local, query) {
+                found = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
+        found
+    }
+
+    /// [`Scene::all_hits`] for an f64 world ray (see [`Scene::closest_hit_f64`]): every
+    /// crossing, sorted by `t`, then instance, then triangle.
+    #[must_use]
+    pub fn all_hits_f64(&self, ray: &Ray64, query: &super::SceneQuery<'_>) -> Vec<SceneHit64> {
+        let mut out = Vec::new();
+        if !ray.is_valid() || !(query.t_min <= query.t_max) {
+            return out;
+        }
+        let t_max = Cell::new(query.t_max);
+        let rq = query.ray_query();
+        self.visit_ray64(ray, query, &t_max, |id, obj| {
+            let local = obj.transform.ray64_to_object(ray);
+            let place = |hit: SceneHit, local_point: &raypick_primitives::Point3<Real>| {
+                let point = obj.transform.point_to_world64(local_point);
+                let mut hit = hit;
+                hit.point = point.cast();
+                SceneHit64 {
+                    hit,
+                    t: f64::from(hit.t),
+                    point,
+                }
+            };
+            match &obj.geometry {
+                Geometry::Mesh { id: mid, mesh, .. } => {
+                    for h in mesh.all_hits(&local, &rq) {
+                        out.push(place(self.mesh_hit(id, obj, *mid, &h), &h.point));
+                    }
+                }
+                Geometry::Shape(s) => {
+                    shape::cast_all(s, &local, query.t_min, query.t_max, |h| {
+                        if passes_cull(h.front_face, query.cull) {
+                            let hit = self.shape_hit(id, obj, &ray.to_f32(), &h);
+                            out.push(place(hit, &local.at(h.t)));
+                        }
+                    });
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        out.sort_by(|a, b| {
+            (a.hit.t, a.hit.instance, a.hit.triangle())
+                .partial_cmp(&(b.hit.t, b.hit.instance, b.hit.triangle()))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        out
+    }
+
+    /// Calls `visit` on every object `query` accepts whose world box the f64 `ray` may enter
+    /// within `[query.t_min, t_max]` (`t_max` read at each box: the caller may lower it),
+    /// then on the unbounded and stale objects; stops at a break.
+    fn visit_ray64<F>(
+        &self,
+        ray: &Ray64,
+        query: &super::SceneQuery<'_>,
+        t_max: &Cell<Real>,
+        mut visit: F,
+    ) where
+        F: FnMut(InstanceId, &Object) -> ControlFlow<()>,
+    {
+        let mut stopped = false;
+        let mut on_slot = |slot: u32| {
+            let id = self.id_of(slot);
+            match self.slot_object(slot) {
+                Some(obj) if query.accepts(id, obj) => visit(id, obj),
+                _ => ControlFlow::Continue(()),
+            }
         };
         if let Some(bvh) = self.fresh_top() {
             let leaf = self.top_leaf();
             let (t0, d) = (f64::from(query.t_min), ray_inv(ray));
             bvh.traverse_where(
-                |b| slab64(ray, &d, b, t0, f64::from(best_t.get())),
+                |b| slab64(ray, &d, b, t0, f64::from(t_max.get())),
                 |range| {
                     for pos in range {
-                        let _ = visit(leaf[pos]);
+                        if on_slot(leaf[pos]).is_break() {
+                            stopped = true;
+                            return ControlFlow::Break(());
+                        }
                     }
                     ControlFlow::Continue(())
                 },
             );
         }
-        self.for_each_extra_slot(&mut visit);
-        best
+        if !stopped {
+            self.for_each_extra_slot(&mut on_slot);
+        }
     }
 
     /// The f64 form of [`Scene::pick`] without snapping: the camera's f64 ray through

@@ -342,7 +342,9 @@ impl Scene {
             let Some(obj) = self.slot_object(slot) else {
                 return ControlFlow::Continue(());
             };
-            if query.accepts(id, obj) && self.object_any_hit(obj, ray, query) {
+            if query.accepts(id, obj)
+                && self.object_any_hit(obj, &obj.transform.ray_to_object(ray), query)
+            {
                 found = true;
                 return ControlFlow::Break(());
             }
@@ -351,16 +353,16 @@ impl Scene {
         found
     }
 
-    fn object_any_hit(&self, obj: &Object, ray: &Ray, query: &SceneQuery<'_>) -> bool {
-        let local = obj.transform.ray_to_object(ray);
+    /// Whether `local` (a ray in `obj`'s frame) hits `obj` as `query` asks.
+    pub(crate) fn object_any_hit(&self, obj: &Object, local: &Ray, query: &SceneQuery<'_>) -> bool {
         match &obj.geometry {
-            Geometry::Mesh { mesh, .. } => mesh.any_hit(&local, &query.ray_query()),
+            Geometry::Mesh { mesh, .. } => mesh.any_hit(local, &query.ray_query()),
             Geometry::Shape(s) => {
                 if query.cull == Cull::None {
-                    shape::cast(s, &local, query.t_min, query.t_max).is_some()
+                    shape::cast(s, local, query.t_min, query.t_max).is_some()
                 } else {
                     let mut any = false;
-                    shape::cast_all(s, &local, query.t_min, query.t_max, |h| {
+                    shape::cast_all(s, local, query.t_min, query.t_max, |h| {
                         any |= passes_cull(h.front_face, query.cull);
                     });
                     any
