@@ -18,10 +18,12 @@ use crate::CliError;
 pub fn parse_points(text: &str, source: &str) -> Result<Vec<Point3<Real>>, CliError> {
     let mut points = Vec::new();
     each_number_line(text, source, &[3], "3 numbers (x y z)", |v, _, bad| {
-        if let Some(k) = v.iter().position(|c| !c.is_finite()) {
+        // Finite once rounded to f32: 1e300 is too.
+        let p = Point3::new(v[0] as Real, v[1] as Real, v[2] as Real);
+        if let Some(k) = p.iter().position(|c| !c.is_finite()) {
             return Err(bad(format!("{} must be finite", ["x", "y", "z"][k])));
         }
-        points.push(Point3::new(v[0], v[1], v[2]));
+        points.push(p);
         Ok(())
     })?;
     Ok(points)

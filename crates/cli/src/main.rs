@@ -504,7 +504,7 @@ fn pick(args: &PickArgs) -> Result<(), CliError> {
                 }
                 None => {
                     let r = rays::InputRay {
-                        ray,
+                        ray: raypick_primitives::Ray64::new(ray.origin.cast(), ray.dir.cast()),
                         t_max: Real::INFINITY,
                     };
                     rays::answer(&world, &r, mode, &base)

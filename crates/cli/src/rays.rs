@@ -5,10 +5,16 @@
 //! `{"hit":true,"t":T,"object":O,"triangle":K,"point":[x,y,z],"normal":[x,y,z],"uv":[u,v]}`;
 //! with `--all`, `{"hits":[{"t":..,"object":..,"triangle":..,"point":..,"normal":..,"uv":..},..]}`
 //! sorted by t; with `--any`, `{"hit":true|false}`.
+//!
+//! Rays are read as f64 and cast on the scene's f64 path (`Scene::closest_hit_f64`): each
+//! instance gets the ray in its own frame before anything is rounded to f32, so rays far from
+//! the origin (map or survey coordinates) are exact. Points are printed in f64, `t`, normals
+//! and barycentrics in f32 (as computed), each in its shortest round-trip form.
 
 use std::fmt::Write as _;
 
-use raypick_primitives::{Point3, Ray, Real, Vector3};
+use nalgebra::{Point3 as P64, Vector3 as V64};
+use raypick_primitives::{Point3, Ray64, Real};
 use raypick_query::RayQuery;
 
 use crate::world::{World, WorldHit};
@@ -17,7 +23,7 @@ use crate::CliError;
 /// A ray read from the input and its `t_max` (infinity when not given).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InputRay {
-    pub ray: Ray,
+    pub ray: Ray64,
     pub t_max: Real,
 }
 
@@ -30,7 +36,7 @@ pub fn each_number_line(
     source: &str,
     counts: &[usize],
     usage: &str,
-    mut each: impl FnMut(&[Real], &[&str], &dyn Fn(String) -> CliError) -> Result<(), CliError>,
+    mut each: impl FnMut(&[f64], &[&str], &dyn Fn(String) -> CliError) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -45,10 +51,10 @@ pub fn each_number_line(
                 fields.len()
             )));
         }
-        let mut v = [0.0 as Real; 8];
+        let mut v = [0.0f64; 8];
         for (k, f) in fields.iter().enumerate() {
             v[k] = f
-                .parse::<Real>()
+                .parse::<f64>()
                 .map_err(|_| bad(format!("{f:?} is not a number")))?;
         }
         each(&v[..fields.len()], &fields, &bad)?;
@@ -69,7 +75,7 @@ pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
                 ["ox", "oy", "oz", "dx", "dy", "dz"][k]
             )));
         }
-        let t_max = v.get(6).copied().unwrap_or(Real::INFINITY);
+        let t_max = v.get(6).map_or(Real::INFINITY, |&t| t as Real);
         if t_max.is_nan() || t_max < 0.0 {
             return Err(bad(format!(
                 "tmax must be a number >= 0, got {}",
@@ -77,10 +83,7 @@ pub fn parse_rays(text: &str, source: &str) -> Result<Vec<InputRay>, CliError> {
             )));
         }
         rays.push(InputRay {
-            ray: Ray::new(
-                Point3::new(v[0], v[1], v[2]),
-                Vector3::new(v[3], v[4], v[5]),
-            ),
+            ray: Ray64::new(P64::new(v[0], v[1], v[2]), V64::new(v[3], v[4], v[5])),
             t_max,
         });
         Ok(())
@@ -103,18 +106,18 @@ pub fn answer(world: &World, r: &InputRay, mode: Mode, base: &RayQuery) -> Strin
         ..*base
     };
     match mode {
-        Mode::Closest => match world.closest_hit(&r.ray, &q) {
+        Mode::Closest => match world.closest_hit_f64(&r.ray, &q) {
             None => "{\"hit\":false}".to_owned(),
-            Some(h) => format!("{{\"hit\":true,{}}}", hit_fields(&h)),
+            Some((h, p)) => format!("{{\"hit\":true,{}}}", hit_fields(&h, &p64(&p))),
         },
-        Mode::Any => format!("{{\"hit\":{}}}", world.any_hit(&r.ray, &q)),
+        Mode::Any => format!("{{\"hit\":{}}}", world.any_hit_f64(&r.ray, &q)),
         Mode::All => {
             let mut s = String::from("{\"hits\":[");
-            for (i, h) in world.all_hits(&r.ray, &q).iter().enumerate() {
+            for (i, (h, p)) in world.all_hits_f64(&r.ray, &q).iter().enumerate() {
                 if i > 0 {
                     s.push(',');
                 }
-                let _ = write!(s, "{{{}}}", hit_fields(h));
+                let _ = write!(s, "{{{}}}", hit_fields(h, &p64(p)));
             }
             s.push_str("]}");
             s
@@ -130,9 +133,9 @@ pub fn snap_answer(world: &World, pick: Option<&raypick_query::scene::Pick>) -> 
     let hit = pick.and_then(|p| p.hit).map(|h| world.world_hit(h));
     let mut s = match hit {
         None => String::from("{\"hit\":false"),
-        Some(h) => format!("{{\"hit\":true,{}", hit_fields(&h)),
+        Some(h) => format!("{{\"hit\":true,{}", hit_fields(&h, &p32(&h.point))),
     };
-    let p3 = |p: &Point3<Real>| format!("[{},{},{}]", num(p.x), num(p.y), num(p.z));
+    let p3 = p32;
     match pick.and_then(|p| p.vertex) {
         None => s.push_str(",\"snap_vertex\":null"),
         Some(v) => {
@@ -164,18 +167,16 @@ pub fn snap_answer(world: &World, pick: Option<&raypick_query::scene::Pick>) -> 
     s
 }
 
-/// `"t":..,"object":..,"triangle":..,"point":[..],"normal":[..],"uv":[..]`. Floats use
-/// Rust's shortest round-trip form, so parsing them back gives the same f32.
-pub fn hit_fields(h: &WorldHit) -> String {
+/// `"t":..,"object":..,"triangle":..,"point":POINT,"normal":[..],"uv":[..]`. Floats use
+/// Rust's shortest round-trip form, so parsing them back gives the same f32 (f64 for the
+/// point when it comes from the f64 path).
+pub fn hit_fields(h: &WorldHit, point: &str) -> String {
     let n = h.normal.into_inner();
     format!(
-        "\"t\":{},\"object\":{},\"triangle\":{},\"point\":[{},{},{}],\"normal\":[{},{},{}],\"uv\":[{},{}]",
+        "\"t\":{},\"object\":{},\"triangle\":{},\"point\":{point},\"normal\":[{},{},{}],\"uv\":[{},{}]",
         num(h.t),
         h.object,
         h.triangle,
-        num(h.point.x),
-        num(h.point.y),
-        num(h.point.z),
         num(n.x),
         num(n.y),
         num(n.z),
@@ -191,4 +192,23 @@ fn num(v: Real) -> String {
     } else {
         "null".to_owned()
     }
+}
+
+/// [`num`] for an f64.
+fn num64(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:?}")
+    } else {
+        "null".to_owned()
+    }
+}
+
+/// An f32 point as a JSON array.
+fn p32(p: &Point3<Real>) -> String {
+    format!("[{},{},{}]", num(p.x), num(p.y), num(p.z))
+}
+
+/// An f64 point as a JSON array.
+fn p64(p: &P64<f64>) -> String {
+    format!("[{},{},{}]", num64(p.x), num64(p.y), num64(p.z))
 }

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use raypick_bvh::wide::{RayLayout8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats};
 use raypick_bvh::BoxRay;
 use raypick_io::SceneData;
-use raypick_primitives::{Aabb, Cull, Point3, Ray, Real, Unit, Vector3, WatertightRay};
+use raypick_primitives::{Aabb, Cull, Point3, Ray, Ray64, Real, Unit, Vector3, WatertightRay};
+
+/// An f64 world point.
+type P64 = nalgebra::Point3<f64>;
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
 use raypick_query::scene::{
@@ -131,16 +134,29 @@ impl World {
             .map(Self::to_world_hit)
     }
 
-    pub fn any_hit(&self, ray: &Ray, q: &RayQuery) -> bool {
-        self.scene.any_hit(ray, &scene_query(q))
+    /// [`World::closest_hit`] for an f64 ray, with the f64 world point.
+    pub fn closest_hit_f64(&self, ray: &Ray64, q: &RayQuery) -> Option<(WorldHit, P64)> {
+        self.scene
+            .closest_hit_f64(ray, &scene_query(q))
+            .map(|h| (Self::to_world_hit(h.hit), h.point))
     }
 
-    pub fn all_hits(&self, ray: &Ray, q: &RayQuery) -> Vec<WorldHit> {
+    /// [`World::any_hit`] for an f64 ray.
+    pub fn any_hit_f64(&self, ray: &Ray64, q: &RayQuery) -> bool {
+        self.scene.any_hit_f64(ray, &scene_query(q))
+    }
+
+    /// [`World::all_hits`] for an f64 ray, with the f64 world points.
+    pub fn all_hits_f64(&self, ray: &Ray64, q: &RayQuery) -> Vec<(WorldHit, P64)> {
         self.scene
-            .all_hits(ray, &scene_query(q))
+            .all_hits_f64(ray, &scene_query(q))
             .into_iter()
-            .map(Self::to_world_hit)
+            .map(|h| (Self::to_world_hit(h.hit), h.point))
             .collect()
+    }
+
+    pub fn any_hit(&self, ray: &Ray, q: &RayQuery) -> bool {
+        self.scene.any_hit(ray, &scene_query(q))
     }
 
     /// `Scene::pick` at window position `(x, y)` with snapping within `radius` pixels.
