@@ -430,10 +430,12 @@ fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<L
         }
         tracing::debug!(file, %what, triangles = triangles.len() - first_triangle, "glTF primitive read");
     }
+    // glTF positions are f32 in the format; far placements come from node transforms.
     let mesh = LoadedMesh {
         name,
         positions,
         triangles,
+        offset: nalgebra::Vector3::zeros(),
     };
     mesh.check(file)?;
     Ok(mesh)
@@ -499,27 +501,26 @@ fn read_nodes(doc: &gltf::Document, file: &str) -> Result<Vec<LoadedInstance>, E
     let nodes: Vec<gltf::Node<'_>> = doc.nodes().collect();
     let mut instances = Vec::new();
     // Depth-first, children in order; an explicit stack so deep trees cannot overflow.
-    let mut stack: Vec<(usize, Matrix4<f32>)> = roots
+    // World matrices are composed in f64, so deep hierarchies and far placements do not
+    // accumulate f32 rounding.
+    let mut stack: Vec<(usize, Matrix4<f64>)> = roots
         .iter()
         .rev()
         .map(|&r| (r, Matrix4::identity()))
         .collect();
     while let Some((i, parent_world)) = stack.pop() {
         let node = &nodes[i];
-        let local = Matrix4::from(node.transform().matrix());
+        let local: Matrix4<f64> = Matrix4::from(node.transform().matrix()).cast();
         let world = parent_world * local;
         if let Some(mesh) = node.mesh() {
             if !invertible(&world) {
                 return Err(Error::new(file, ErrorKind::BadTransform { node: i }));
             }
-            instances.push(LoadedInstance {
-                name: match node.name() {
-                    Some(s) if !s.is_empty() => s.to_owned(),
-                    _ => format!("node {i}"),
-                },
-                mesh: mesh.index(),
-                transform: world,
-            });
+            let name = match node.name() {
+                Some(s) if !s.is_empty() => s.to_owned(),
+                _ => format!("node {i}"),
+            };
+            instances.push(LoadedInstance::new(name, mesh.index(), world));
         }
         let children: Vec<usize> = node.children().map(|c| c.index()).collect();
         for &c in children.iter().rev() {
@@ -529,12 +530,12 @@ fn read_nodes(doc: &gltf::Document, file: &str) -> Result<Vec<LoadedInstance>, E
     Ok(instances)
 }
 
-/// Finite, affine (last row 0 0 0 1) and with an invertible linear part.
-fn invertible(m: &Matrix4<f32>) -> bool {
-    if !m.iter().all(|v| v.is_finite()) {
+/// Finite (in f32 too), affine (last row 0 0 0 1) and with an invertible linear part.
+fn invertible(m: &Matrix4<f64>) -> bool {
+    if !m.iter().all(|v| v.is_finite() && (*v as f32).is_finite()) {
         return false;
     }
-    let lin: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).map(f64::from);
+    let lin: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
     let det = lin.determinant();
     let scale = lin.iter().fold(0.0f64, |a, v| a.max(v.abs()));
     det.is_finite() && scale > 0.0 && det.abs() > 1e-12 * scale * scale * scale

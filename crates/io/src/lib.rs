@@ -37,7 +37,7 @@ mod stl;
 use std::path::Path;
 
 pub use error::{Error, ErrorKind};
-pub use loaded::{LoadedInstance, LoadedMesh, SceneData};
+pub use loaded::{LoadedInstance, LoadedMesh, SceneData, RECENTRE_FROM};
 pub use nalgebra::Matrix4;
 use raypick_query::Mesh;
 pub use saved::{load_saved, save_scene};

@@ -1,6 +1,6 @@
 //! The neutral in-memory form every loader produces, before any BVH is built.
 
-use nalgebra::Matrix4;
+use nalgebra::{Matrix4, Vector3};
 use raypick_primitives::{Aabb, Point3};
 use raypick_query::Mesh;
 
@@ -17,6 +17,41 @@ pub struct LoadedMesh {
     /// Triangles as indices into `positions`, all in range (loaders check), in file order:
     /// polygons are fan-triangulated in order, glTF primitives are concatenated in order.
     pub triangles: Vec<[u32; 3]>,
+    /// Where `positions` are measured from: the file's coordinates are `positions + offset`.
+    /// Zero unless the file's coordinates reach [`RECENTRE_FROM`]: then the loader reads them
+    /// in f64 and moves them by the centre of their box (rounded to whole units) before
+    /// rounding to f32, so that they keep their precision; the instances' transforms include
+    /// the offset.
+    pub offset: Vector3<f64>,
+}
+
+/// Coordinates from which a mesh is re-centred on load ([`LoadedMesh::offset`]): where an
+/// f32 steps by about a thousandth.
+pub const RECENTRE_FROM: f64 = 1.0e4;
+
+/// `positions` (f64, as read) as f32 positions relative to an offset: zero when every finite
+/// coordinate is below [`RECENTRE_FROM`] in magnitude, else the centre of their box rounded
+/// to whole units. Non-finite coordinates stay non-finite (the checks report them).
+pub(crate) fn recentre(positions: &[Point3<f64>]) -> (Vec<Point3<f32>>, Vector3<f64>) {
+    let finite = || positions.iter().filter(|p| p.iter().all(|c| c.is_finite()));
+    let far = finite().any(|p| p.iter().any(|c| c.abs() >= RECENTRE_FROM));
+    let offset = if far {
+        let (lo, hi) = finite().fold(
+            (
+                Vector3::repeat(f64::INFINITY),
+                Vector3::repeat(f64::NEG_INFINITY),
+            ),
+            |(lo, hi), p| (lo.inf(&p.coords), hi.sup(&p.coords)),
+        );
+        ((lo + hi) * 0.5).map(f64::round)
+    } else {
+        Vector3::zeros()
+    };
+    let local = positions
+        .iter()
+        .map(|p| Point3::from((p.coords - offset).map(|c| c as f32)))
+        .collect();
+    (local, offset)
 }
 
 impl LoadedMesh {
@@ -75,9 +110,26 @@ pub struct LoadedInstance {
     pub name: String,
     /// Index into [`SceneData::meshes`].
     pub mesh: usize,
-    /// Object-to-world transform: the identity for OBJ, PLY and STL; the node's world matrix
-    /// (parents applied) for glTF. Always finite and invertible (loaders check).
+    /// Object-to-world transform of the mesh's `positions`, rounded to f32: the translation
+    /// by the mesh's [`LoadedMesh::offset`] for OBJ, PLY and STL (the identity near the
+    /// origin); the node's world matrix (parents applied) for glTF. Always finite and
+    /// invertible (loaders check).
     pub transform: Matrix4<f32>,
+    /// The same transform in f64, as composed by the loader (glTF node matrices are
+    /// multiplied in f64): what [`SceneData::to_scene`] places the instance with.
+    pub transform64: Matrix4<f64>,
+}
+
+impl LoadedInstance {
+    /// An instance of mesh `mesh` placed by `transform64` (its f32 form is its rounding).
+    pub fn new(name: String, mesh: usize, transform64: Matrix4<f64>) -> Self {
+        Self {
+            name,
+            mesh,
+            transform: transform64.cast(),
+            transform64,
+        }
+    }
 }
 
 /// Everything a file holds that raypick can pick: meshes (shared) and their placements.
@@ -156,6 +208,7 @@ impl SceneData {
                 name,
                 positions,
                 triangles,
+                offset: Vector3::zeros(),
             },
             starts,
         )
@@ -181,6 +234,13 @@ impl SceneData {
             m.check(file)?;
         }
         for inst in &self.instances {
+            // A placement beyond f32's range (coordinates near 1e38) cannot be queried.
+            if !inst.transform.iter().all(|v| v.is_finite()) {
+                return Err(Error::new(
+                    file,
+                    ErrorKind::TooLarge(format!("{}: coordinates beyond the f32 range", inst.name)),
+                ));
+            }
             if inst.mesh >= self.meshes.len() {
                 return Err(Error::new(
                     file,

@@ -4,7 +4,7 @@ use nalgebra::Matrix4;
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
+use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads OBJ text. Polygons are fan-triangulated in order (`a b c d` gives `a b c`, `a c d`);
@@ -49,11 +49,13 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Er
         } else {
             model.name
         };
-        let positions: Vec<Point3<f32>> = m
+        // Read in f64 (tobj's `use_f64`), re-centred when far from the origin.
+        let wide: Vec<Point3<f64>> = m
             .positions
             .chunks_exact(3)
             .map(|c| Point3::new(c[0], c[1], c[2]))
             .collect();
+        let (positions, offset) = recentre(&wide);
         let triangles: Vec<[u32; 3]> = m
             .indices
             .chunks_exact(3)
@@ -63,6 +65,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Er
             name: name.clone(),
             positions,
             triangles,
+            offset,
         };
         if let Err(mut e) = mesh.check(file) {
             if matches!(e.kind, ErrorKind::NonFinite { .. }) {
@@ -76,11 +79,11 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Er
             }
             return Err(e);
         }
-        scene.instances.push(LoadedInstance {
+        scene.instances.push(LoadedInstance::new(
             name,
-            mesh: scene.meshes.len(),
-            transform: Matrix4::identity(),
-        });
+            scene.meshes.len(),
+            Matrix4::new_translation(&offset),
+        ));
         scene.meshes.push(mesh);
     }
     Ok(scene)

@@ -10,7 +10,7 @@ use ply_rs::ply::{
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
+use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads PLY. Vertices come from the `vertex` element's `x`, `y`, `z` (any numeric type),
@@ -27,7 +27,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
     let header_lines = bytes[..body_start].iter().filter(|&&b| b == b'\n').count();
     check_counts(&header, bytes.len() - body_start, file)?;
 
-    let mut positions: Vec<Point3<f32>> = Vec::new();
+    let mut positions: Vec<Point3<f64>> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let mut faces_seen = 0usize;
     let mut line = header_lines;
@@ -53,11 +53,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
             match element_name.as_str() {
                 "vertex" => {
                     let v: PlyVertex = read_element(&mut cursor, def, &header, file, line)?;
-                    positions.push(Point3::new(
-                        v.xyz[0] as f32,
-                        v.xyz[1] as f32,
-                        v.xyz[2] as f32,
-                    ));
+                    positions.push(Point3::new(v.xyz[0], v.xyz[1], v.xyz[2]));
                 }
                 "face" => {
                     let f: PlyFace = read_element(&mut cursor, def, &header, file, line)?;
@@ -104,19 +100,21 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
         triangles = triangles.len(),
         "PLY read"
     );
+    let (positions, offset) = recentre(&positions);
     let mesh = LoadedMesh {
         name: name.to_owned(),
         positions,
         triangles,
+        offset,
     };
     mesh.check(file)?;
     Ok(SceneData {
         format: Format::Ply,
-        instances: vec![LoadedInstance {
-            name: name.to_owned(),
-            mesh: 0,
-            transform: Matrix4::identity(),
-        }],
+        instances: vec![LoadedInstance::new(
+            name.to_owned(),
+            0,
+            Matrix4::new_translation(&offset),
+        )],
         meshes: vec![mesh],
     })
 }

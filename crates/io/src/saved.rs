@@ -52,6 +52,7 @@ fn source_of(mesh: &Mesh, name: String) -> LoadedMesh {
         name,
         positions,
         triangles,
+        offset: nalgebra::Vector3::zeros(),
     }
 }
 
@@ -96,14 +97,15 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(SceneData, BuiltScene), 
     placed.sort_by_key(|&(data, id)| (data, id.index()));
     let mut instances = Vec::with_capacity(placed.len());
     for (k, &(_, id)) in placed.iter().enumerate() {
-        let (Some(mesh), Some(transform)) = (scene.instance_mesh(id), scene.transform(id)) else {
+        let (Some(mesh), Some(transform)) = (scene.instance_mesh(id), scene.transform_f64(id))
+        else {
             continue;
         };
-        instances.push(LoadedInstance {
-            name: format!("object {k}"),
-            mesh: mesh.index() as usize,
+        instances.push(LoadedInstance::new(
+            format!("object {k}"),
+            mesh.index() as usize,
             transform,
-        });
+        ));
     }
     let data = SceneData {
         format: crate::Format::Saved,

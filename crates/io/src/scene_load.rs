@@ -52,7 +52,7 @@ impl SceneData {
         let mut instances = Vec::with_capacity(self.instances.len());
         for (k, inst) in self.instances.iter().enumerate() {
             let id = scene
-                .add_instance(meshes[inst.mesh], &inst.transform)
+                .add_instance_f64(meshes[inst.mesh], &inst.transform64)
                 .map_err(|e| build(format!("object {:?}: {e}", inst.name)))?;
             scene
                 .set_user_data(id, k as u64)

@@ -6,7 +6,7 @@ use nalgebra::Matrix4;
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
+use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 const HEADER: usize = 84;
@@ -34,13 +34,18 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
     } else {
         read_binary(bytes, file)?
     };
+    // STL stores f32 (binary) and stl_io reads ASCII into f32: far coordinates are re-centred
+    // but keep the precision the file had.
+    let wide: Vec<Point3<f64>> = mesh
+        .vertices
+        .iter()
+        .map(|v| Point3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])))
+        .collect();
+    let (positions, offset) = recentre(&wide);
     let mesh = LoadedMesh {
         name: name.to_owned(),
-        positions: mesh
-            .vertices
-            .iter()
-            .map(|v| Point3::new(v[0], v[1], v[2]))
-            .collect(),
+        positions,
+        offset,
         triangles: mesh
             .faces
             .iter()
@@ -54,11 +59,11 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
     mesh.check(file)?;
     Ok(SceneData {
         format: Format::Stl,
-        instances: vec![LoadedInstance {
-            name: name.to_owned(),
-            mesh: 0,
-            transform: Matrix4::identity(),
-        }],
+        instances: vec![LoadedInstance::new(
+            name.to_owned(),
+            0,
+            Matrix4::new_translation(&offset),
+        )],
         meshes: vec![mesh],
     })
 }
