@@ -264,7 +264,8 @@ pub fn load_obj(path: &Path) -> Result<MeshData, WorkloadError> {
             m.mesh
                 .positions
                 .chunks_exact(3)
-                .map(|p| Point3::new(p[0], p[1], p[2])),
+                // tobj reads f64 (the workspace enables `use_f64`); the workloads are f32.
+                .map(|p| Point3::new(p[0] as f32, p[1] as f32, p[2] as f32)),
         );
         let nverts = mesh.positions.len();
         for tri in m.mesh.indices.chunks_exact(3) {

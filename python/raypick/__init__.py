@@ -374,6 +374,11 @@ class Scene(_Queries):
         s._native = native
         return s
 
+    def save(self, path) -> None:
+        """Saves the scene with its BVHs (raypick's ``.rpk`` format): ``load_scene`` loads it
+        back without rebuilding, with the same instance ids and the same answers."""
+        self._native.save(str(path))
+
     def add_mesh(self, mesh: Mesh) -> int:
         """Adds ``mesh`` (shared, not copied; one BVH for all its instances); returns its mesh id."""
         return self._native.add_mesh(mesh._native)

@@ -163,6 +163,15 @@ impl PyScene {
         })
     }
 
+    /// Saves the scene with its BVHs to `path` (raypick's `.rpk` format), for `load_scene`
+    /// to load without rebuilding; same ids, same answers.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        let inner = self.read();
+        let scene = &inner.scene;
+        py.detach(|| raypick::io::save_scene(scene, &path))
+            .map_err(|e| RaypickError::new_err(e.to_string()))
+    }
+
     /// Adds a mesh (shared, not copied) and returns its mesh id.
     fn add_mesh(&self, mesh: &PyMesh) -> PyResult<u32> {
         self.edit(|s| {

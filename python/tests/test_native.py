@@ -296,3 +296,25 @@ def test_the_gil_is_released_during_a_batch():
     inside = [x for x in ticks if window["start"] < x < window["end"]]
     marks = [window["start"]] + inside + [window["end"]]
     assert max(np.diff(marks)) < 0.5 * (window["end"] - window["start"])
+
+
+def test_a_saved_scene_loads_with_the_same_answers(tmp_path):
+    v, f = bunny()
+    s = raypick.Scene()
+    m = s.add_mesh(raypick.Mesh(v, f))
+    s.add_instance(m)
+    s.add_instance(m, np.diag([2.0, 1.0, -1.0, 1.0]) @ np.eye(4))
+    path = tmp_path / "b.rpk"
+    s.save(path)
+    loaded = raypick.load_scene(path)
+    rng = np.random.default_rng(5)
+    o = rng.uniform(-10, 10, (500, 3))
+    d = rng.uniform(-1, 1, (500, 3))
+    rays = np.hstack([o, d])
+    a, b = s.closest_hit(rays), loaded.closest_hit(rays)
+    assert np.array_equal(a.hit, b.hit) and np.array_equal(a.t, b.t)
+    assert np.array_equal(a.instance, b.instance) and np.array_equal(a.triangle, b.triangle)
+    bad = tmp_path / "bad.rpk"
+    bad.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(raypick.RaypickError, match="not a valid saved"):
+        raypick.load_scene(bad)
