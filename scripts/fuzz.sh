@@ -5,13 +5,18 @@
 #   scripts/fuzz.sh all SECONDS [LIBFUZZER_ARG...]      # every target, one after another
 #   scripts/fuzz.sh build                               # build every target only (CI)
 #
-# Each run starts from target/fuzz-corpus/TARGET, seeded with the repository's files of the
-# target's format, and ends with one line `fuzz TARGET: N executions in S s, C crashes`.
+# Each run starts from target/fuzz-corpus/TARGET (target/ is $CARGO_TARGET_DIR when set),
+# seeded with the repository's files of the target's format, and ends with one line
+# `fuzz TARGET: N executions in S s, C crashes` (its full log: target/fuzz-logs/TARGET.log).
 # Exits non-zero on a crash (libFuzzer stops at the first one and writes the input under the
 # fuzz crate's artifacts/). Extra arguments go to libFuzzer, e.g. `-runs=10000000`; the last
 # of a repeated flag wins. Inputs are cut at 4 KiB unless `-max_len=N` is given: longer seeds
 # (the bunny) keep their first 4 KiB, and runs stay at thousands of executions per second
 # rather than hundreds.
+#
+# FUZZ_DEV=1 builds and runs without optimizations: slower fuzzing, a much faster cold build
+# (CI's short smoke runs). FUZZ_QUIET=1 keeps libFuzzer's output in the log only, printing
+# its end on a crash.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -46,7 +51,13 @@ usage() {
 
 # Stable rustc accepts cargo-fuzz's nightly flags (-Z sanitizer, ...) with this set.
 export RUSTC_BOOTSTRAP=1
-fuzz_target_dir="${CARGO_TARGET_DIR:-$root/target}/fuzz"
+# Builds, corpora and logs all go under the target directory.
+work="${CARGO_TARGET_DIR:-$root/target}"
+fuzz_target_dir="$work/fuzz"
+build_flags=(--target-dir "$fuzz_target_dir")
+if [ "${FUZZ_DEV:-0}" = 1 ]; then
+    build_flags+=(--dev)
+fi
 
 ensure_cargo_fuzz() {
     if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -84,16 +95,23 @@ run_one() {
     local target="$1" seconds="$2"
     shift 2
     local dir="$root/${crate_of[$target]}"
-    local corpus="$root/target/fuzz-corpus/$target"
-    local log="$root/target/fuzz-logs/$target.log"
+    local corpus="$work/fuzz-corpus/$target"
+    local log="$work/fuzz-logs/$target.log"
     seed "$target" "$corpus"
     mkdir -p "$(dirname "$log")"
     local start status=0
     start=$(date +%s)
-    (cd "$dir" && cargo fuzz run "$target" --target-dir "$fuzz_target_dir" "$corpus" -- \
+    local out=/dev/stdout
+    if [ "${FUZZ_QUIET:-0}" = 1 ]; then
+        out=/dev/null
+    fi
+    (cd "$dir" && cargo fuzz run "$target" "${build_flags[@]}" "$corpus" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
         -print_final_stats=1 "$@") \
-        2>&1 | tee "$log" || status=$?
+        2>&1 | tee "$log" >"$out" || status=$?
+    if [ "$status" -ne 0 ] && [ "$out" = /dev/null ]; then
+        tail -n 60 "$log"
+    fi
     local elapsed=$(($(date +%s) - start))
     local runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
@@ -105,40 +123,46 @@ run_one() {
     return "$status"
 }
 
-[ $# -ge 1 ] || usage
-case "$1" in
-build)
-    [ $# -eq 1 ] || usage
-    ensure_cargo_fuzz
-    for dir in $(for t in $(available); do echo "${crate_of[$t]}"; done | uniq); do
-        echo "== cargo fuzz build ($dir)"
-        (cd "$root/$dir" && cargo fuzz build --target-dir "$fuzz_target_dir")
-    done
-    ;;
-all)
-    [ $# -ge 2 ] || usage
-    seconds="$2"
-    shift 2
-    case "$seconds" in *[!0-9]* | "") usage ;; esac
-    ensure_cargo_fuzz
-    failed=()
-    for t in $(available); do
-        run_one "$t" "$seconds" "$@" || failed+=("$t")
-    done
-    if [ ${#failed[@]} -ne 0 ]; then
-        echo "fuzz: crashes in ${failed[*]}" >&2
-        exit 1
-    fi
-    ;;
-*)
-    [ $# -ge 2 ] || usage
-    target="$1"
-    seconds="$2"
-    shift 2
-    [ -n "${crate_of[$target]+x}" ] || usage
-    case "$seconds" in *[!0-9]* | "") usage ;; esac
-    exists "$target" || { echo "fuzz: no target $target yet" >&2; exit 2; }
-    ensure_cargo_fuzz
-    run_one "$target" "$seconds" "$@"
-    ;;
-esac
+main() {
+    [ $# -ge 1 ] || usage
+    case "$1" in
+    build)
+        [ $# -eq 1 ] || usage
+        ensure_cargo_fuzz
+        for dir in $(for t in $(available); do echo "${crate_of[$t]}"; done | uniq); do
+            echo "== cargo fuzz build ($dir)"
+            (cd "$root/$dir" && cargo fuzz build "${build_flags[@]}")
+        done
+        ;;
+    all)
+        [ $# -ge 2 ] || usage
+        seconds="$2"
+        shift 2
+        case "$seconds" in *[!0-9]* | "") usage ;; esac
+        ensure_cargo_fuzz
+        failed=()
+        for t in $(available); do
+            run_one "$t" "$seconds" "$@" || failed+=("$t")
+        done
+        if [ ${#failed[@]} -ne 0 ]; then
+            echo "fuzz: crashes in ${failed[*]}" >&2
+            exit 1
+        fi
+        ;;
+    *)
+        [ $# -ge 2 ] || usage
+        target="$1"
+        seconds="$2"
+        shift 2
+        [ -n "${crate_of[$target]+x}" ] || usage
+        case "$seconds" in *[!0-9]* | "") usage ;; esac
+        exists "$target" || { echo "fuzz: no target $target yet" >&2; exit 2; }
+        ensure_cargo_fuzz
+        run_one "$target" "$seconds" "$@"
+        ;;
+    esac
+}
+
+# All of the script is read before it runs: editing it during a long run is safe.
+main "$@"
+exit
