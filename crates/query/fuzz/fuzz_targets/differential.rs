@@ -344,9 +344,9 @@ fn check_ray(case: &Case, meshes: &[(&str, &Mesh)], ray: &Ray, q: &RayQuery) {
         }
         return;
     }
-    // Strictly lower t wins; the first of equal t (the lowest index) stays.
+    // Strictly lower t wins; the first of equal t (the lowest index) stays (hit t is never NaN).
     let closest = hits.iter().fold(None::<&BruteHit>, |best, h| match best {
-        Some(b) if !(h.t < b.t) => Some(b),
+        Some(b) if h.t >= b.t => Some(b),
         _ => Some(h),
     });
     let all: Vec<Key> = merged(case, &WatertightRay::new(ray), &hits)
