@@ -18,6 +18,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Er
         ignore_points: true,
         ignore_lines: true,
     };
+    check_face_attributes(bytes, file)?;
     let mut reader = bytes;
     let result = guard(file, || {
         tobj::load_obj_buf(&mut reader, &options, |_| {
@@ -184,4 +185,59 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = Vec<&str>> {
 /// The 1-based number of the first line whose tokens satisfy `pred`.
 fn first_line(bytes: &[u8], pred: impl Fn(&[&str]) -> bool) -> Option<usize> {
     lines(bytes).position(|t| pred(&t)).map(|n| n + 1)
+}
+
+/// Rejects a face whose texture coordinate or normal index is out of range, before tobj sees
+/// it: tobj turns a relative index before the first element into a huge one and multiplies
+/// it unchecked (a panic with overflow checks). Kinds the file has none of are skipped, as
+/// tobj ignores their indices.
+fn check_face_attributes(bytes: &[u8], file: &str) -> Result<(), Error> {
+    let mut total = [0usize; 2];
+    for line in bytes.split(|&b| b == b'\n') {
+        match String::from_utf8_lossy(line).split_whitespace().next() {
+            Some("vt") => total[0] += 1,
+            Some("vn") => total[1] += 1,
+            _ => {}
+        }
+    }
+    if total == [0, 0] {
+        return Ok(());
+    }
+    let mut seen = [0usize; 2];
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let text = String::from_utf8_lossy(line);
+        let mut toks = text.split_whitespace();
+        match toks.next() {
+            Some("vt") => seen[0] += 1,
+            Some("vn") => seen[1] += 1,
+            Some("f") => {
+                for tok in toks {
+                    for (k, part) in tok.split('/').skip(1).take(2).enumerate() {
+                        let Ok(i) = part.parse::<i64>() else {
+                            continue;
+                        };
+                        // A relative index counts back from the elements read so far.
+                        let bad = if i < 0 {
+                            i.unsigned_abs() > seen[k] as u64
+                        } else {
+                            i as u64 > total[k] as u64
+                        };
+                        if total[k] > 0 && bad {
+                            let what = ["texture coordinate", "normal"][k];
+                            return Err(Error {
+                                file: file.to_owned(),
+                                line: Some(n + 1),
+                                kind: ErrorKind::Syntax(format!(
+                                    "face {what} index {i} is out of range ({} given)",
+                                    total[k]
+                                )),
+                            });
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -38,9 +38,9 @@ pub struct RayTriangleHit {
 ///
 /// `valid` is false when the ray has a NaN, an infinite component or a zero direction (or a
 /// subnormal one: every component below `f32::MIN_POSITIVE` in magnitude); such a ray hits
-/// nothing. A direction component smaller than the dominant one by a factor beyond f32's
-/// normal range (about 2^-126) is taken as zero, by the triangle test and by the box tests
-/// of a mesh's traversal alike.
+/// nothing. A direction component that is subnormal, or smaller than the dominant one by a
+/// factor beyond f32's normal range (about 2^-126), is taken as zero, by the triangle test
+/// and by the box tests of a mesh's traversal alike.
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightRay {
     /// Ray origin.
@@ -112,11 +112,12 @@ impl WatertightRay {
         let sz = 1.0 / d[kz];
         let o = [ray.origin.x, ray.origin.y, ray.origin.z];
         // A cross component below the dominant one by more than f32's normal range shears to
-        // zero or a subnormal: it is taken as exactly zero, here and in `dir` (which the box
-        // test reads), so that the triangle test and the box test follow the same ray.
+        // zero or a subnormal, and a subnormal one has a reciprocal that may overflow in the
+        // box test: either is taken as exactly zero, here and in `dir` (which the box test
+        // reads), so that the triangle test and the box test follow the same ray.
         let cross = |c: Real| {
             let s = c * sz;
-            if s.abs() < Real::MIN_POSITIVE {
+            if s.abs() < Real::MIN_POSITIVE || c.abs() < Real::MIN_POSITIVE {
                 (0.0, 0.0)
             } else {
                 (s, c)

@@ -1,0 +1,226 @@
+//! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
+//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: three fixed
+//! (the mesh now answers as the kernel does), two grazes within rounding that the target
+//! counts apart (the mesh answers as the exact ray does).
+
+use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
+use raypick_query::{Mesh, RayQuery};
+
+fn points(p: &[[f32; 3]]) -> Vec<Point3<f32>> {
+    p.iter().map(|&[x, y, z]| Point3::new(x, y, z)).collect()
+}
+
+/// The kernel's `t` on each triangle, or `None`.
+fn kernel_ts(
+    positions: &[Point3<f32>],
+    triangles: &[[u32; 3]],
+    ray: &Ray,
+    q: &RayQuery,
+) -> Vec<Option<f32>> {
+    triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| positions[i as usize]);
+            ray_triangle(ray, &Triangle::new(a, b, c), q.t_min, q.t_max, q.cull).map(|h| h.t)
+        })
+        .collect()
+}
+
+/// A direction whose cross-axis component is below the dominant one by more than f32's range:
+/// the kernel's shear `dy / dz` underflows to zero, so it sees the ray run exactly along z
+/// through the triangle's corner and reports a hit; the box test now follows the same ray
+/// (the component is zero for both), so the mesh reports it too.
+#[test]
+fn shear_underflow_hit_is_not_pruned() {
+    let (a, b, c) = (
+        Point3::new(0.0, 0.0, 1.0),
+        Point3::new(1.0, 0.0, 1.0),
+        Point3::new(0.0, 1.0, 1.0),
+    );
+    let mesh = Mesh::new(vec![a, b, c], vec![[0, 1, 2]]).unwrap();
+    let ray = Ray::new(Point3::origin(), Vector3::new(0.0, -1e-30, 1e20));
+    let q = RayQuery::default();
+    let kernel = ray_triangle(&ray, &Triangle::new(a, b, c), q.t_min, q.t_max, Cull::None);
+    assert_eq!(kernel.map(|h| h.t), Some(1e-20));
+    assert_eq!(mesh.closest_hit(&ray, &q).map(|h| h.t), Some(1e-20));
+    assert!(mesh.any_hit(&ray, &q));
+    assert_eq!(mesh.all_hits(&ray, &q).len(), 1);
+}
+
+/// A ray starting 1e-20 off a triangle's plane and moving away from it: the kernel subtracts
+/// the origin before the shear, the offset is lost beside the other coordinates (0.5), and it
+/// reports a hit at t = 0. The exact ray never touches the triangle, and the mesh's box test,
+/// which follows it, says so: a graze within rounding, where the mesh gives the exact answer.
+#[test]
+fn origin_rounded_onto_a_plane_is_a_graze_the_mesh_answers_exactly() {
+    let (a, b, c) = (
+        Point3::new(0.0, 0.0, 0.0),
+        Point3::new(0.0, 2.0, 0.0),
+        Point3::new(0.0, -2.0, -2.0),
+    );
+    let mesh = Mesh::new(vec![a, b, c], vec![[0, 1, 2]]).unwrap();
+    let ray = Ray::new(Point3::new(1e-20, 0.5, 0.0), Vector3::new(1.0, -2.0, -2.0));
+    let q = RayQuery::default();
+    let kernel = ray_triangle(&ray, &Triangle::new(a, b, c), q.t_min, q.t_max, Cull::None);
+    assert_eq!(
+        kernel.map(|h| h.t),
+        Some(0.0),
+        "the kernel rounds onto the plane"
+    );
+    assert_eq!(mesh.closest_hit(&ray, &q), None);
+    assert!(!mesh.any_hit(&ray, &q));
+    assert!(mesh.all_hits(&ray, &q).is_empty());
+}
+
+/// Coordinates of 1e34 beside ones of 1 (the fuzz input as found): the kernel puts triangle
+/// 2's hit at t = -0, while the exact ray enters its box only at t = 1.04e-34, after
+/// triangle 4's hit at 7.2e-35, so the traversal prunes triangle 2 and answers triangle 4,
+/// the first surface the exact ray reaches: a graze within rounding (the coordinates span 68
+/// orders of magnitude).
+#[test]
+fn kernel_t_before_the_exact_box_entry_is_a_graze() {
+    let positions = points(&[
+        [0.0, -2.0, -2.0],
+        [3.85186e-34, -3.2267725e-32, -3.8617119e34],
+        [0.0, -0.5, -2.0],
+        [0.0, 2.0, 0.0],
+        [1.0, -2.0, 1.0],
+        [-2.0, -1.5, 0.0],
+        [1.0, 7e-6, -1.499999],
+        [2.0, -2.0, 1.5],
+        [-0.5, -2.0, 2.0],
+        [0.5, 0.0, -0.5],
+    ]);
+    let triangles = vec![
+        [2, 8, 2],
+        [6, 0, 1],
+        [2, 1, 0],
+        [2, 1, 7],
+        [4, 8, 2],
+        [8, 0, 3],
+        [8, 0, 0],
+        [0, 8, 1],
+        [4, 2, 7],
+        [1, 1, 0],
+        [6, 2, 1],
+        [7, 3, 3],
+        [5, 1, 1],
+        [1, 0, 6],
+        [2, 1, 7],
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 5],
+    ];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let ray = Ray::new(
+        Point3::new(0.0, -1.0, 2.0),
+        Vector3::new(3.85186e-34, 1.0, -3.8617119e34),
+    );
+    let q = RayQuery::default();
+    let ts = kernel_ts(&positions, &triangles, &ray, &q);
+    assert_eq!((ts[2], ts[4]), (Some(-0.0), Some(7.1931254e-35)));
+    let hit = mesh.closest_hit(&ray, &q).unwrap();
+    assert_eq!((hit.triangle, hit.t), (4, 7.1931254e-35));
+}
+
+/// A direction component so small (2e-41, subnormal) that its reciprocal overflows in the
+/// box test: it counts as zero for the kernel and the box test alike, so both follow the ray
+/// along z at x = 0, which passes beside the triangle (it starts at x = 1e-41).
+#[test]
+fn subnormal_direction_component_counts_as_zero_everywhere() {
+    let (a, b, c) = (
+        Point3::new(1e-41, 0.0, 1.0),
+        Point3::new(1.0, 0.0, 1.0),
+        Point3::new(1e-41, 1.0, 1.0),
+    );
+    let mesh = Mesh::new(vec![a, b, c], vec![[0, 1, 2]]).unwrap();
+    let q = RayQuery::default();
+    let ray = Ray::new(Point3::new(0.0, 0.25, 0.0), Vector3::new(2e-41, 0.0, 1.0));
+    let kernel = ray_triangle(&ray, &Triangle::new(a, b, c), q.t_min, q.t_max, Cull::None);
+    assert_eq!(kernel, None);
+    assert_eq!(mesh.closest_hit(&ray, &q), None);
+    assert!(!mesh.any_hit(&ray, &q));
+    // Starting on the triangle's side, the same ray hits, in the kernel and the mesh alike.
+    let inside = Ray::new(Point3::new(0.5, 0.25, 0.0), Vector3::new(2e-41, 0.0, 1.0));
+    let kernel = ray_triangle(
+        &inside,
+        &Triangle::new(a, b, c),
+        q.t_min,
+        q.t_max,
+        Cull::None,
+    );
+    assert_eq!(kernel.map(|h| h.t), Some(1.0));
+    assert_eq!(mesh.closest_hit(&inside, &q).map(|h| h.t), Some(1.0));
+    assert_eq!(mesh.all_hits(&inside, &q).len(), 1);
+}
+
+/// Hits tied at a subnormal `t` (1.1e-44): the closest hit's prune bound padded `t` by a
+/// relative 32 ulps, which underflowed to nothing, so a box whose f32 entry rounded a step
+/// past `t` was pruned and the tie went to triangle 9; the pad now has a subnormal floor.
+#[test]
+fn tie_at_subnormal_t_goes_to_lowest_index() {
+    let positions = points(&[
+        [-1.500039, -1.500039, -1.500038],
+        [-0.5, -0.5, -2.0],
+        [-2.0, -2.0, -2.0],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.1e-44],
+        [-7664949500000000.0, 2.0006452e-38, 2.0006452e-38],
+        [-1.500039, -1.500039, -1.500039],
+        [1.499961, -1.499982, 1.000102],
+        [-2.0, -0.5, -2.0],
+    ]);
+    let triangles = vec![
+        [0, 0, 1],
+        [6, 1, 4],
+        [5, 0, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 3, 4],
+        [4, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+        [7, 4, 0],
+        [1, 0, 6],
+        [3, 3, 0],
+        [3, 0, 6],
+        [0, 0, 1],
+        [6, 1, 4],
+        [5, 0, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 0],
+        [0, 0, 2],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 0],
+        [6, 0, 0],
+        [0, 0, 0],
+        [3, 8, 8],
+        [8, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 1, 1],
+        [1, 1, 4],
+        [3, 0, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+    ];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let ray = Ray::new(Point3::origin(), Vector3::new(-2.0, -2.0, -1.0));
+    let q = RayQuery::default().with_cull(Cull::Front);
+    let ts = kernel_ts(&positions, &triangles, &ray, &q);
+    let hit: Vec<usize> = (0..ts.len()).filter(|&i| ts[i].is_some()).collect();
+    assert_eq!(hit, [2, 9, 15]);
+    assert!(hit.iter().all(|&i| ts[i] == Some(1.1e-44)));
+    let got = mesh.closest_hit(&ray, &q).unwrap();
+    assert_eq!((got.triangle, got.t), (2, 1.1e-44));
+}
