@@ -8,8 +8,8 @@
 //!
 //! Rays are read as f64 and cast on the scene's f64 path (`Scene::closest_hit_f64`): each
 //! instance gets the ray in its own frame before anything is rounded to f32, so rays far from
-//! the origin (map or survey coordinates) are exact. Points are printed in f64, `t`, normals
-//! and barycentrics in f32 (as computed), each in its shortest round-trip form.
+//! the origin (map or survey coordinates) are exact. `t` and points are printed in f64,
+//! normals and barycentrics in f32, each in its shortest round-trip form.
 
 use std::fmt::Write as _;
 
@@ -168,13 +168,13 @@ pub fn snap_answer(world: &World, pick: Option<&raypick_query::scene::Pick>) -> 
 }
 
 /// `"t":..,"object":..,"triangle":..,"point":POINT,"normal":[..],"uv":[..]`. Floats use
-/// Rust's shortest round-trip form, so parsing them back gives the same f32 (f64 for the
-/// point when it comes from the f64 path).
+/// Rust's shortest round-trip form, so parsing them back gives the same number: `t` in f64
+/// (the f32 `t` of the instance's frame, exactly), the point as given, the rest in f32.
 pub fn hit_fields(h: &WorldHit, point: &str) -> String {
     let n = h.normal.into_inner();
     format!(
         "\"t\":{},\"object\":{},\"triangle\":{},\"point\":{point},\"normal\":[{},{},{}],\"uv\":[{},{}]",
-        num(h.t),
+        num64(f64::from(h.t)),
         h.object,
         h.triangle,
         num(n.x),
