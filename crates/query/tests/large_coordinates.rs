@@ -481,3 +481,53 @@ fn any_and_all_hits_agree_in_every_placement() {
     }
     assert!(crossings > rays.len() / 2, "{crossings} crossings");
 }
+
+/// The f64 batches answer as the single-ray f64 queries, on a scene of one large mesh (the
+/// streamed path) and on the several-instance scene, near and far from the origin.
+#[test]
+fn f64_batches_match_single_rays() {
+    // 320,000 triangles: enough for the mesh's batches to run as streams.
+    let (p, t) = terrain(400);
+    let rec = RecentredMesh::new(&p, t).unwrap();
+    for (name, place) in placements() {
+        let mut sole = Scene::new();
+        let id = sole.add_mesh(rec.mesh.clone());
+        sole.add_instance_f64(id, &rec.placement(&place)).unwrap();
+        sole.update();
+        for scene in [sole, build_f64(&place)] {
+            let mut rng = Rng::new(31);
+            let rays: Vec<Ray64> = (0..2000)
+                .map(|_| {
+                    let o = Point3::new(rng.f64() * 10.0 - 5.0, rng.f64() * 10.0 - 5.0, 12.0);
+                    let target = Point3::new(rng.f64() * 2.0 - 1.0, rng.f64() * 2.0 - 1.0, 0.0);
+                    Ray64::new(
+                        place.transform_point(&o),
+                        place.transform_vector(&(target - o)),
+                    )
+                })
+                .collect();
+            let q = SceneQuery::default();
+            let mut closest = vec![None; rays.len()];
+            scene
+                .closest_hit_batch_f64(&rays, &q, &mut closest)
+                .unwrap();
+            let mut any = vec![false; rays.len()];
+            scene.any_hit_batch_f64(&rays, &q, &mut any).unwrap();
+            let mut hits = 0;
+            for (i, r) in rays.iter().enumerate() {
+                let one = scene.closest_hit_f64(r, &q);
+                hits += usize::from(one.is_some());
+                assert_eq!(
+                    closest[i].map(|h| (h.hit.instance, h.hit.triangle(), h.t)),
+                    one.map(|h| (h.hit.instance, h.hit.triangle(), h.t)),
+                    "{name} ray {i}"
+                );
+                assert_eq!(any[i], scene.any_hit_f64(r, &q), "{name} ray {i}");
+            }
+            assert!(hits > 50, "{name}: {hits}");
+            assert!(scene
+                .closest_hit_batch_f64(&rays, &q, &mut closest[1..])
+                .is_err());
+        }
+    }
+}

@@ -233,7 +233,7 @@ impl Scene {
     /// Calls `visit` on every object `query` accepts whose world box the f64 `ray` may enter
     /// within `[query.t_min, t_max]` (`t_max` read at each box: the caller may lower it),
     /// then on the unbounded and stale objects; stops at a break.
-    fn visit_ray64<F>(
+    pub(super) fn visit_ray64<F>(
         &self,
         ray: &Ray64,
         query: &super::SceneQuery<'_>,

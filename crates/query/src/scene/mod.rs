@@ -48,6 +48,7 @@
 
 mod ids;
 mod large;
+mod large_batch;
 mod marquee;
 mod nearest;
 mod pair;

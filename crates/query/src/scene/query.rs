@@ -487,15 +487,15 @@ impl Scene {
 
 /// The only object of a scene, an instance of a mesh whose batches stream, that passes a
 /// query's mask and filter: batches over the scene are batches over that mesh.
-struct SoleMesh<'s> {
-    id: InstanceId,
-    obj: &'s Object,
-    mesh_id: MeshId,
-    mesh: &'s crate::Mesh,
+pub(super) struct SoleMesh<'s> {
+    pub id: InstanceId,
+    pub obj: &'s Object,
+    pub mesh_id: MeshId,
+    pub mesh: &'s crate::Mesh,
 }
 
 impl Scene {
-    fn sole_streamed_mesh(&self, query: &SceneQuery<'_>) -> Option<SoleMesh<'_>> {
+    pub(super) fn sole_streamed_mesh(&self, query: &SceneQuery<'_>) -> Option<SoleMesh<'_>> {
         if self.len() != 1 {
             return None;
         }
@@ -542,7 +542,7 @@ impl SoleMesh<'_> {
 
 /// The error of a mesh batch handed `n` rays: cannot happen, as the lengths are checked
 /// first, but reported rather than unwrapped.
-fn unequal(n: usize) -> SceneError {
+pub(super) fn unequal(n: usize) -> SceneError {
     SceneError::BatchLengthMismatch {
         inputs: n,
         outputs: n,
