@@ -2,7 +2,8 @@
 //! the same scene, one instance of each benchmark mesh, with the pick and random ray sets;
 //! the f64 path both at the origin and placed at (5e6, 4e6, 300) (UTM-like, rays moved
 //! with it). One thread, best of 5 passes over the rays; prints the time per ray and the
-//! ratio f64 / f32.
+//! ratio f64 / f32. Then the batches (`closest_hit_batch` against `closest_hit_batch_f64`,
+//! every ray to infinity, on rayon's pool) and their ratios.
 //!
 //! ```text
 //! cargo run --release -p raypick-benches --bin large_coordinates -- [--workloads bunny,terrain] [--rays N]
@@ -104,9 +105,26 @@ fn main() -> ExitCode {
             };
             let (t64, h64) = run64(&near, &rays64);
             let (tfar, hfar) = run64(&far_scene, &rays_far);
+            let q = SceneQuery::default();
+            let plain: Vec<_> = rays.iter().map(|r| r.ray).collect();
+            let (b32, _) = best_of(|| {
+                let mut out = vec![None; plain.len()];
+                near.closest_hit_batch(&plain, &q, &mut out).expect("lengths");
+                out.iter().filter(|h| h.is_some()).count()
+            });
+            let batch64 = |scene: &Scene, rays: &[(Ray64, f32)]| {
+                let rays: Vec<Ray64> = rays.iter().map(|(r, _)| *r).collect();
+                best_of(|| {
+                    let mut out = vec![None; rays.len()];
+                    scene.closest_hit_batch_f64(&rays, &q, &mut out).expect("lengths");
+                    out.iter().filter(|h| h.is_some()).count()
+                })
+            };
+            let (b64, _) = batch64(&near, &rays64);
+            let (bfar, _) = batch64(&far_scene, &rays_far);
             let ns = |t: f64| t / rays.len() as f64 * 1e9;
             println!(
-                "{{\"workload\":\"{}\",\"rays\":\"{}\",\"n\":{},\"f32_ns\":{:.1},\"f64_ns\":{:.1},\"f64_far_ns\":{:.1},\"ratio\":{:.3},\"ratio_far\":{:.3},\"hits\":[{h32},{h64},{hfar}]}}",
+                "{{\"workload\":\"{}\",\"rays\":\"{}\",\"n\":{},\"f32_ns\":{:.1},\"f64_ns\":{:.1},\"f64_far_ns\":{:.1},\"ratio\":{:.3},\"ratio_far\":{:.3},\"batch_ratio\":{:.3},\"batch_ratio_far\":{:.3},\"hits\":[{h32},{h64},{hfar}]}}",
                 w.name(),
                 set.name(),
                 rays.len(),
@@ -115,6 +133,8 @@ fn main() -> ExitCode {
                 ns(tfar),
                 t64 / t32,
                 tfar / t32,
+                b64 / b32,
+                bfar / b32,
             );
         }
     }
