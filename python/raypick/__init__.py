@@ -12,9 +12,16 @@ Fortran order, of any leading shape: points ``(..., 3)``, rays either as ``origi
 direction). Integer inputs are taken as float64. Results keep the leading shape.
 
 float64 input is read in place and rounded to the nearest float32 as it is read, inside the
-native module; every query runs in float32 and returns float32 (``t``, ``point``,
-``normal``, ``uv``, ``distance``). Rays and points are not copied on the Python side. A
-value beyond float32's range becomes infinite and is refused as not finite.
+native module; queries run in float32 and return float32 (``t``, ``point``, ``normal``,
+``uv``, ``distance``). Rays and points are not copied on the Python side. A value beyond
+float32's range becomes infinite and is refused as not finite.
+
+One exception, for large coordinates (map, survey, planet): ``Scene.closest_hit`` and
+``Scene.any_hit`` given float64 rays take the f64 path. Instances are placed by their float64
+matrices, each ray goes into an instance's frame in float64 and is rounded to float32 only
+there, and ``t`` and ``point`` come back float64: a scene placed at ``5e6`` is picked as
+exactly as at the origin. (Meshes keep float32 vertices in their own frame: build a mesh far
+from the origin around its own centre and place it with a float64 translation.)
 
 Directions are never normalized: ``t`` is in units of the direction given.
 
@@ -110,14 +117,16 @@ class Hits:
     """Closest hits, one per ray, in the rays' leading shape ``S``.
 
     Attributes:
-        t: float32 ``S``; ray parameter in units of the direction; ``inf`` on a miss.
+        t: float32 ``S`` (float64 for float64 rays on a :class:`Scene`); ray parameter in units
+            of the direction; ``inf`` on a miss.
         hit: bool ``S``.
         instance: uint32 ``S``; the scene instance (0 for a :class:`Mesh`);
             4294967295 on a miss.
         triangle: uint32 ``S``; the triangle's index in its mesh; 4294967295 on a miss.
         uv: float32 ``S + (2,)``; barycentric weights of the second and third corners
             (0 on a miss).
-        point: float32 ``S + (3,)``; world hit point (NaN on a miss).
+        point: float32 ``S + (3,)`` (float64 for float64 rays on a :class:`Scene`); world hit
+            point (NaN on a miss).
         normal: float32 ``S + (3,)``; unit geometric normal ``(b - a) x (c - a)``,
             whichever side was hit (0 on a miss).
         front_face: bool ``S``; the ray hit the counter-clockwise side.
@@ -398,8 +407,8 @@ class Scene(_Queries):
         self._native.set_transform(int(instance), np.asarray(transform, dtype=np.float64))
 
     def transform(self, instance: int) -> np.ndarray:
-        """The ``(4, 4)`` float32 transform of an instance."""
-        return np.array(self._native.transform(int(instance)), dtype=np.float32)
+        """The ``(4, 4)`` float64 transform of an instance (as given)."""
+        return np.array(self._native.transform(int(instance)), dtype=np.float64)
 
     def remove(self, instance: int) -> None:
         """Removes an instance (its id may be reused later)."""

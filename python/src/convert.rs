@@ -64,7 +64,7 @@ impl<'py> FloatArg<'py> {
     }
 }
 
-fn rows_of<T: Copy, const K: usize>(a: &ArrayViewD<'_, T>, f: impl Fn(T) -> f32) -> Vec<[f32; K]> {
+fn rows_of<T: Copy, U, const K: usize>(a: &ArrayViewD<'_, T>, f: impl Fn(T) -> U) -> Vec<[U; K]> {
     if let Some(s) = a.as_slice() {
         return s
             .chunks_exact(K)
@@ -84,6 +84,14 @@ impl Floats<'_> {
         match self {
             Floats::F32(a) => rows_of(a, |x| x),
             Floats::F64(a) => rows_of(a, |x| x as f32),
+        }
+    }
+
+    /// The rows in logical (C) order, in float64 (float32 data widened exactly).
+    pub fn rows64<const K: usize>(&self) -> Vec<[f64; K]> {
+        match self {
+            Floats::F32(a) => rows_of(a, f64::from),
+            Floats::F64(a) => rows_of(a, |x| x),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 mod camera;
 mod convert;
+mod large;
 mod load;
 mod mesh;
 mod pool;

@@ -233,7 +233,7 @@ impl Columns {
     }
 }
 
-fn ray_args<'py>(
+pub(crate) fn ray_args<'py>(
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(FloatArg<'py>, Option<FloatArg<'py>>)> {

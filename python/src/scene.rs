@@ -113,7 +113,7 @@ impl Target for Scene {
     }
 }
 
-fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f32>> {
+fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f64>> {
     let Some(t) = t else {
         return Ok(Matrix4::identity());
     };
@@ -124,7 +124,7 @@ fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f32>> {
         )));
     }
     let a = t.as_array();
-    Ok(Matrix4::from_fn(|r, c| a[[r, c]] as f32))
+    Ok(Matrix4::from_fn(|r, c| a[[r, c]]))
 }
 
 impl PyScene {
@@ -199,7 +199,7 @@ impl PyScene {
             })?;
             let id = s
                 .scene
-                .add_instance(mesh, &m)
+                .add_instance_f64(mesh, &m)
                 .map_err(|e| RaypickError::new_err(e.to_string()))?;
             s.instances.insert(id.index(), id);
             Ok(id.index())
@@ -215,7 +215,7 @@ impl PyScene {
                 .get(&instance)
                 .ok_or_else(|| unknown(instance))?;
             s.scene
-                .set_transform(id, &m)
+                .set_transform_f64(id, &m)
                 .map_err(|e| RaypickError::new_err(e.to_string()))
         })
     }
@@ -242,13 +242,13 @@ impl PyScene {
     }
 
     /// The 4x4 transform of instance `instance`, row-major nested lists.
-    fn transform(&self, instance: u32) -> PyResult<Vec<Vec<f32>>> {
+    fn transform(&self, instance: u32) -> PyResult<Vec<Vec<f64>>> {
         let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
         let id = *g
             .instances
             .get(&instance)
             .ok_or_else(|| unknown(instance))?;
-        let m = g.scene.transform(id).ok_or_else(|| unknown(instance))?;
+        let m = g.scene.transform_f64(id).ok_or_else(|| unknown(instance))?;
         Ok((0..4)
             .map(|r| (0..4).map(|c| m[(r, c)]).collect())
             .collect())
@@ -288,6 +288,9 @@ impl PyScene {
     ) -> PyResult<Bound<'py, PyDict>> {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
+        if crate::large::wants_f64(origins, directions) {
+            return crate::large::closest_hit(py, &g.scene, origins, directions, o, threads);
+        }
         queries::closest_hit(py, &g.scene, origins, directions, o, threads)
     }
 
@@ -308,6 +311,9 @@ impl PyScene {
     ) -> PyResult<Bound<'py, PyAny>> {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
+        if crate::large::wants_f64(origins, directions) {
+            return crate::large::any_hit(py, &g.scene, origins, directions, o, threads);
+        }
         queries::any_hit(py, &g.scene, origins, directions, o, threads)
     }
 

@@ -318,3 +318,30 @@ def test_a_saved_scene_loads_with_the_same_answers(tmp_path):
     bad.write_bytes(path.read_bytes()[:100])
     with pytest.raises(raypick.RaypickError, match="not a valid saved"):
         raypick.load_scene(bad)
+
+
+def test_float64_rays_on_a_far_scene_are_exact():
+    # A unit square around its own centre, placed at UTM-like coordinates in float64.
+    v = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], dtype=np.float64)
+    f = np.array([[0, 1, 2], [0, 2, 3]])
+    s = raypick.Scene()
+    m = s.add_mesh(raypick.Mesh(v, f))
+    far = np.array([5.0e6, 4.0e6, 300.0])
+    t = np.eye(4)
+    t[:3, 3] = far
+    s.add_instance(m, t)
+    assert s.transform(0)[0, 3] == 5.0e6 and s.transform(0).dtype == np.float64
+    # Origins a few centimetres apart: float32 cannot tell them apart at 5e6.
+    k = np.arange(16)
+    o = np.stack([far[0] + 0.3 + 0.03 * k, np.full(16, far[1] - 0.2), np.full(16, 310.0)], axis=1)
+    d = np.tile([0.0, 0.0, -1.0], (16, 1))
+    h = s.closest_hit(o, d)
+    assert h.hit.all() and h.point.dtype == np.float64 and h.t.dtype == np.float64
+    np.testing.assert_allclose(h.point[:, 0], o[:, 0], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(h.point[:, 1], o[:, 1], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(h.t, 10.0, rtol=0, atol=1e-5)
+    assert s.any_hit(o, d).all()
+    # float32 rays round the origins to whole half-metres there.
+    h32 = s.closest_hit(o.astype(np.float32), d.astype(np.float32))
+    assert h32.point.dtype == np.float32
+    assert np.abs(h32.point[:, 0].astype(np.float64) - o[:, 0]).max() > 0.01

@@ -109,14 +109,17 @@ fn main() -> ExitCode {
             let plain: Vec<_> = rays.iter().map(|r| r.ray).collect();
             let (b32, _) = best_of(|| {
                 let mut out = vec![None; plain.len()];
-                near.closest_hit_batch(&plain, &q, &mut out).expect("lengths");
+                near.closest_hit_batch(&plain, &q, &mut out)
+                    .expect("lengths");
                 out.iter().filter(|h| h.is_some()).count()
             });
             let batch64 = |scene: &Scene, rays: &[(Ray64, f32)]| {
                 let rays: Vec<Ray64> = rays.iter().map(|(r, _)| *r).collect();
                 best_of(|| {
                     let mut out = vec![None; rays.len()];
-                    scene.closest_hit_batch_f64(&rays, &q, &mut out).expect("lengths");
+                    scene
+                        .closest_hit_batch_f64(&rays, &q, &mut out)
+                        .expect("lengths");
                     out.iter().filter(|h| h.is_some()).count()
                 })
             };

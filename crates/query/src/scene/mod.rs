@@ -378,7 +378,28 @@ impl Scene {
         id: InstanceId,
         transform: &Matrix4<Real>,
     ) -> Result<(), SceneError> {
-        let t = InstanceTransform::new(transform)?;
+        self.set_instance_transform(id, InstanceTransform::new(transform)?)
+    }
+
+    /// [`Scene::set_transform`] with an f64 matrix (large coordinates, see
+    /// [`Scene::add_instance_f64`]).
+    ///
+    /// # Errors
+    /// As [`Scene::set_transform`]; also [`SceneError::NonFiniteTransform`] when an entry
+    /// overflows f32.
+    pub fn set_transform_f64(
+        &mut self,
+        id: InstanceId,
+        transform: &Matrix4<f64>,
+    ) -> Result<(), SceneError> {
+        self.set_instance_transform(id, InstanceTransform::new_f64(transform)?)
+    }
+
+    fn set_instance_transform(
+        &mut self,
+        id: InstanceId,
+        t: InstanceTransform,
+    ) -> Result<(), SceneError> {
         let obj = self.object_mut(id)?;
         let world_box = match &obj.geometry {
             Geometry::Mesh { mesh, .. } => t.box_to_world(&mesh.bounds()),
