@@ -29,7 +29,7 @@ use raypick_bvh::{BuildConfig, Bvh};
 use raypick_primitives::{Aabb, Point3, Real};
 
 pub use nearest::NearestPrim;
-pub use pick::{PickConfig, PickKind, PrimPick};
+pub use pick::{Occluder, PickConfig, PickKind, PrimPick};
 pub use ray::RayNear;
 
 /// Why a point set or segment set could not be built.

@@ -19,13 +19,14 @@ use raypick_primitives::{Aabb, Point3, Ray, Real};
 use super::{PointSet, SegmentSet};
 use crate::camera::{Camera, Viewport};
 use crate::mesh::{Mesh, RayQuery};
+use crate::scene::{Scene, SceneQuery};
 
 /// Options of a pixel-tolerance pick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PickConfig {
     /// Tolerance in window pixels (default 5). Negative or NaN picks nothing.
     pub radius_px: f64,
-    /// Ignore occlusion by the occluder mesh (x-ray selection; default false).
+    /// Ignore occlusion by the occluder (x-ray selection; default false).
     pub xray: bool,
 }
 
@@ -158,7 +159,7 @@ impl<'a> Frame<'a> {
         &self,
         bvh: &Bvh,
         config: &PickConfig,
-        occluder: Option<&Mesh>,
+        occluder: Option<&dyn Occluder>,
         candidate: C,
     ) -> Option<PrimPick>
     where
@@ -269,7 +270,7 @@ impl<'a> Frame<'a> {
     }
 
     /// True when the occluder has a triangle in front of `p` on the ray through its pixel.
-    pub(crate) fn occluded(&self, occluder: &Mesh, hit: &PrimPick) -> bool {
+    pub(crate) fn occluded(&self, occluder: &dyn Occluder, hit: &PrimPick) -> bool {
         let Some((sx, sy, _)) = self.camera.project_f64(&hit.point, self.viewport) else {
             return false;
         };
@@ -283,10 +284,26 @@ impl<'a> Frame<'a> {
         }
         let ray = Ray::new(o.cast::<Real>(), (d / len).cast::<Real>());
         let t_max = (len * (1.0 - 1e-5) - 1e-6) as Real;
-        t_max > 0.0
-            && occluder
-                .closest_hit(&ray, &RayQuery::new(0.0, t_max))
-                .is_some()
+        t_max > 0.0 && occluder.blocks(&ray, t_max)
+    }
+}
+
+/// What can hide a point or segment from the camera: a [`Mesh`] or a [`Scene`] (every
+/// layer).
+pub trait Occluder: Sync {
+    /// True when something lies on `ray` with `0 <= t <= t_max`.
+    fn blocks(&self, ray: &Ray, t_max: Real) -> bool;
+}
+
+impl Occluder for Mesh {
+    fn blocks(&self, ray: &Ray, t_max: Real) -> bool {
+        self.any_hit(ray, &RayQuery::new(0.0, t_max))
+    }
+}
+
+impl Occluder for Scene {
+    fn blocks(&self, ray: &Ray, t_max: Real) -> bool {
+        self.any_hit(ray, &SceneQuery::new(0.0, t_max))
     }
 }
 
@@ -307,7 +324,7 @@ impl PointSet {
         x: f64,
         y: f64,
         config: &PickConfig,
-        occluder: Option<&Mesh>,
+        occluder: Option<&dyn Occluder>,
     ) -> Option<PrimPick> {
         let frame = Frame::new(camera, viewport, x, y, config.radius_px)?;
         frame.search(&self.bvh, config, occluder, |i| {
@@ -329,7 +346,7 @@ impl SegmentSet {
         x: f64,
         y: f64,
         config: &PickConfig,
-        occluder: Option<&Mesh>,
+        occluder: Option<&dyn Occluder>,
     ) -> Option<PrimPick> {
         let frame = Frame::new(camera, viewport, x, y, config.radius_px)?;
         frame.search(&self.bvh, config, occluder, |i| {
