@@ -4,19 +4,23 @@ use std::io::Read;
 use std::path::Path;
 
 use gltf::accessor::{DataType, Dimensions};
-use gltf::mesh::Mode;
 use nalgebra::{Matrix3, Matrix4};
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{LoadedInstance, LoadedMesh, SceneData};
+use gltf::mesh::Mode;
+
+use crate::gltf_prims::{assemble, has_remainder, Elements};
+use crate::loaded::{LoadedInstance, LoadedLines, LoadedMesh, LoadedPoints, SceneData};
 use crate::{guard, Format};
 
 /// Reads glTF or GLB bytes. `base` is the directory external buffers are resolved against;
 /// `None` (in-memory loads) makes any external buffer a [`ErrorKind::MissingBuffer`].
 ///
-/// Each glTF mesh becomes one [`LoadedMesh`] (its triangle primitives concatenated in order;
-/// strips, fans, lines and points are skipped with a warning), and each node with a mesh in
+/// Each glTF mesh becomes one [`LoadedMesh`] (its triangle primitives, lists, strips and
+/// fans, concatenated in order), its line primitives (lists, strips, loops) one
+/// [`LoadedLines`] and its point primitives one [`LoadedPoints`] per node that uses it; each
+/// node with a mesh in
 /// the default scene (or the first scene, or, without scenes, every parentless node) becomes
 /// one [`LoadedInstance`] with its world transform, depth-first in child order.
 pub(crate) fn read(
@@ -45,14 +49,39 @@ pub(crate) fn read(
     let buffers = load_buffers(&gltf, file, base)?;
 
     let mut meshes = Vec::with_capacity(gltf.meshes().len());
+    let mut extras = Vec::with_capacity(gltf.meshes().len());
     for mesh in gltf.meshes() {
-        meshes.push(read_mesh(&mesh, &buffers, file)?);
+        let (m, e) = read_mesh(&mesh, &buffers, file)?;
+        meshes.push(m);
+        extras.push(e);
     }
     let instances = read_nodes(&gltf.document, file)?;
+    // Point and line primitives, placed by every node that uses their mesh.
+    let (mut points, mut lines) = (Vec::new(), Vec::new());
+    for inst in &instances {
+        let e = &extras[inst.mesh];
+        if !e.points.is_empty() {
+            points.push(LoadedPoints {
+                name: format!("{} points", inst.name),
+                positions: e.points.iter().map(|&i| e.positions[i as usize]).collect(),
+                transform64: inst.transform64,
+            });
+        }
+        if !e.segments.is_empty() {
+            lines.push(LoadedLines {
+                name: format!("{} lines", inst.name),
+                positions: e.positions.clone(),
+                segments: e.segments.clone(),
+                transform64: inst.transform64,
+            });
+        }
+    }
     Ok(SceneData {
         format,
         meshes,
         instances,
+        points,
+        lines,
     })
 }
 
@@ -321,21 +350,29 @@ fn check_accessor(
     Ok(())
 }
 
-fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<LoadedMesh, Error> {
+/// A mesh's point and line primitives, as indices into their own vertex list.
+#[derive(Default)]
+struct Extras {
+    positions: Vec<Point3<f32>>,
+    points: Vec<u32>,
+    segments: Vec<[u32; 2]>,
+}
+
+fn read_mesh(
+    mesh: &gltf::Mesh<'_>,
+    buffers: &[Vec<u8>],
+    file: &str,
+) -> Result<(LoadedMesh, Extras), Error> {
     let name = match mesh.name() {
         Some(n) if !n.is_empty() => n.to_owned(),
         _ => format!("mesh {}", mesh.index()),
     };
     let mut positions: Vec<Point3<f32>> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
+    let mut extras = Extras::default();
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
     for prim in mesh.primitives() {
         let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
-        if prim.mode() != Mode::Triangles {
-            tracing::warn!(file, mesh = mesh.index(), primitive = prim.index(), mode = ?prim.mode(),
-                "glTF primitive is not a triangle list; skipped");
-            continue;
-        }
         let Some(pos_acc) = prim.get(&gltf::Semantic::Positions) else {
             return Err(Error::new(
                 file,
@@ -368,7 +405,17 @@ fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<L
             check_accessor(&idx_acc, buffers, &what, file)?;
         }
 
-        let base = positions.len();
+        // Triangles share the mesh's vertex list; points and lines have their own.
+        let triangular = matches!(
+            prim.mode(),
+            Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+        );
+        let target = if triangular {
+            &mut positions
+        } else {
+            &mut extras.positions
+        };
+        let base = target.len();
         let count = pos_acc.count();
         if base + count > u32::MAX as usize {
             return Err(Error::new(
@@ -384,24 +431,11 @@ fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<L
                     ErrorKind::Syntax(format!("{what}: unreadable POSITION")),
                 ));
             };
-            positions.extend(iter.map(|p| Point3::new(p[0], p[1], p[2])));
+            target.extend(iter.map(|p| Point3::new(p[0], p[1], p[2])));
         }
         let first_triangle = triangles.len();
-        let mut push = |k: usize, t: [u32; 3]| -> Result<(), Error> {
-            if let Some(&bad) = t.iter().find(|&&i| i as usize >= count) {
-                return Err(Error::new(
-                    file,
-                    ErrorKind::IndexOutOfRange {
-                        context: format!("{what}, triangle {k}"),
-                        index: i64::from(bad),
-                        vertex_count: count,
-                    },
-                ));
-            }
-            triangles.push(t.map(|i| i + base as u32));
-            Ok(())
-        };
-        match prim.indices() {
+        // The vertices in the primitive's order: its indices (each checked), or all of them.
+        let order: Vec<u32> = match prim.indices() {
             Some(idx_acc) if idx_acc.count() > 0 => {
                 let Some(indices) = guard(file, || reader.read_indices())? else {
                     return Err(Error::new(
@@ -410,23 +444,38 @@ fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<L
                     ));
                 };
                 let indices: Vec<u32> = indices.into_u32().collect();
-                if !indices.len().is_multiple_of(3) {
-                    tracing::warn!(file, %what, "index count not a multiple of 3; the rest ignored");
+                if let Some((k, &bad)) = indices
+                    .iter()
+                    .enumerate()
+                    .find(|(_, &i)| i as usize >= count)
+                {
+                    let context = if prim.mode() == Mode::Triangles {
+                        format!("{what}, triangle {}", k / 3)
+                    } else {
+                        format!("{what}, index {k}")
+                    };
+                    return Err(Error::new(
+                        file,
+                        ErrorKind::IndexOutOfRange {
+                            context,
+                            index: i64::from(bad),
+                            vertex_count: count,
+                        },
+                    ));
                 }
-                for (k, c) in indices.chunks_exact(3).enumerate() {
-                    push(k, [c[0], c[1], c[2]])?;
-                }
+                indices
             }
-            Some(_) => {}
-            None => {
-                if !count.is_multiple_of(3) {
-                    tracing::warn!(file, %what, "vertex count not a multiple of 3; the rest ignored");
-                }
-                for k in 0..count / 3 {
-                    let i = (3 * k) as u32;
-                    push(k, [i, i + 1, i + 2])?;
-                }
-            }
+            Some(_) => Vec::new(),
+            None => (0..count as u32).collect(),
+        };
+        if has_remainder(prim.mode(), order.len()) {
+            tracing::warn!(file, %what, mode = ?prim.mode(), "incomplete last element ignored");
+        }
+        let offset = |i: u32| i + base as u32;
+        match assemble(prim.mode(), &order) {
+            Elements::Triangles(t) => triangles.extend(t.into_iter().map(|t| t.map(offset))),
+            Elements::Segments(s) => extras.segments.extend(s.into_iter().map(|s| s.map(offset))),
+            Elements::Points(p) => extras.points.extend(p.into_iter().map(offset)),
         }
         tracing::debug!(file, %what, triangles = triangles.len() - first_triangle, "glTF primitive read");
     }
@@ -438,7 +487,7 @@ fn read_mesh(mesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>], file: &str) -> Result<L
         offset: nalgebra::Vector3::zeros(),
     };
     mesh.check(file)?;
-    Ok(mesh)
+    Ok((mesh, extras))
 }
 
 fn read_nodes(doc: &gltf::Document, file: &str) -> Result<Vec<LoadedInstance>, Error> {

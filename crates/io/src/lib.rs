@@ -27,8 +27,10 @@
 
 mod error;
 mod gltf_file;
+mod gltf_prims;
 mod loaded;
 mod obj;
+mod obj_elements;
 mod ply;
 mod saved;
 mod scene_load;
@@ -37,7 +39,7 @@ mod stl;
 use std::path::Path;
 
 pub use error::{Error, ErrorKind};
-pub use loaded::{LoadedInstance, LoadedMesh, SceneData, RECENTRE_FROM};
+pub use loaded::{LoadedInstance, LoadedLines, LoadedMesh, LoadedPoints, SceneData, RECENTRE_FROM};
 pub use nalgebra::Matrix4;
 use raypick_query::Mesh;
 pub use saved::{load_saved, save_scene};

@@ -132,6 +132,32 @@ impl LoadedInstance {
     }
 }
 
+/// A point cloud as read from a file, placed in the scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedPoints {
+    /// The object, node or file name (never empty).
+    pub name: String,
+    /// The points, all finite (loaders check), in file order.
+    pub positions: Vec<Point3<f32>>,
+    /// Object-to-world transform of `positions`, in f64 (a re-centring offset or a glTF
+    /// node's world matrix).
+    pub transform64: Matrix4<f64>,
+}
+
+/// Line segments as read from a file (OBJ `l` polylines, glTF lines, strips and loops),
+/// placed in the scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedLines {
+    /// The object, node or file name (never empty).
+    pub name: String,
+    /// The segments' end points, all finite (loaders check).
+    pub positions: Vec<Point3<f32>>,
+    /// Segments as index pairs into `positions`, all in range (loaders check), in file order.
+    pub segments: Vec<[u32; 2]>,
+    /// Object-to-world transform of `positions`, in f64.
+    pub transform64: Matrix4<f64>,
+}
+
 /// Everything a file holds that raypick can pick: meshes (shared) and their placements.
 ///
 /// OBJ gives one mesh and one instance per object or group, PLY and STL one of each, glTF
@@ -145,6 +171,12 @@ pub struct SceneData {
     pub meshes: Vec<LoadedMesh>,
     /// The placements, in load order (glTF: depth-first over the scene's node trees).
     pub instances: Vec<LoadedInstance>,
+    /// Point clouds: PLY vertices without faces, OBJ `p` elements, glTF `POINTS` primitives
+    /// (one per node that uses the mesh).
+    pub points: Vec<LoadedPoints>,
+    /// Line segments: OBJ `l` elements, glTF `LINES`, `LINE_STRIP` and `LINE_LOOP`
+    /// primitives (one per node that uses the mesh).
+    pub lines: Vec<LoadedLines>,
 }
 
 impl SceneData {
@@ -228,8 +260,61 @@ impl SceneData {
         built.map_err(|e| Error::new(file, ErrorKind::Build(e.to_string())))
     }
 
-    /// Checks every mesh and instance (see [`LoadedMesh`] and [`LoadedInstance`]).
+    /// Checks every mesh and instance (see [`LoadedMesh`] and [`LoadedInstance`]), point
+    /// cloud and line set.
     pub(crate) fn check(&self, file: &str) -> Result<(), Error> {
+        let finite = |name: &str, p: &[Point3<f32>]| match p
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()))
+        {
+            Some((vertex, p)) => Err(Error::new(
+                file,
+                ErrorKind::NonFinite {
+                    mesh: name.to_owned(),
+                    vertex,
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                },
+            )),
+            None => Ok(()),
+        };
+        let placed = |name: &str, m: &Matrix4<f64>| {
+            if m.iter().all(|v| v.is_finite() && (*v as f32).is_finite()) {
+                Ok(())
+            } else {
+                Err(Error::new(
+                    file,
+                    ErrorKind::TooLarge(format!("{name}: coordinates beyond the f32 range")),
+                ))
+            }
+        };
+        for p in &self.points {
+            finite(&p.name, &p.positions)?;
+            placed(&p.name, &p.transform64)?;
+        }
+        for l in &self.lines {
+            finite(&l.name, &l.positions)?;
+            placed(&l.name, &l.transform64)?;
+            let n = l.positions.len();
+            if let Some((k, s)) = l
+                .segments
+                .iter()
+                .enumerate()
+                .find(|(_, s)| s.iter().any(|&i| i as usize >= n))
+            {
+                let index = s.iter().copied().find(|&i| i as usize >= n).unwrap_or(0);
+                return Err(Error::new(
+                    file,
+                    ErrorKind::IndexOutOfRange {
+                        context: format!("lines {:?}, segment {k}", l.name),
+                        index: i64::from(index),
+                        vertex_count: n,
+                    },
+                ));
+            }
+        }
         for m in &self.meshes {
             m.check(file)?;
         }

@@ -8,7 +8,8 @@ use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 /// Reads OBJ text. Polygons are fan-triangulated in order (`a b c d` gives `a b c`, `a c d`);
-/// points and lines are ignored; materials are not loaded (`mtllib` is skipped). Objects and
+/// `p` elements become one point cloud and `l` elements one set of segments (see
+/// `obj_elements`); materials are not loaded (`mtllib` is skipped). Objects and
 /// groups without faces give no mesh.
 /// Unnamed objects are named after `stem` (the file name without extension).
 pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Error> {
@@ -31,10 +32,13 @@ pub(crate) fn read(bytes: &[u8], file: &str, stem: &str) -> Result<SceneData, Er
         Err(e) => return Err(locate(bytes, file, e)),
     };
 
+    let (points, lines) = crate::obj_elements::read(bytes, file, stem)?;
     let mut scene = SceneData {
         format: Format::Obj,
         meshes: Vec::new(),
         instances: Vec::new(),
+        points,
+        lines,
     };
     for (k, model) in models.into_iter().enumerate() {
         let m = model.mesh;

@@ -10,7 +10,7 @@ use ply_rs::ply::{
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
+use crate::loaded::{recentre, LoadedInstance, LoadedMesh, LoadedPoints, SceneData};
 use crate::{guard, Format};
 
 /// Reads PLY. Vertices come from the `vertex` element's `x`, `y`, `z` (any numeric type),
@@ -101,6 +101,20 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
         "PLY read"
     );
     let (positions, offset) = recentre(&positions);
+    // Vertices without a face element: a point cloud (scans, LiDAR).
+    if !header.elements.contains_key("face") && !positions.is_empty() {
+        return Ok(SceneData {
+            format: Format::Ply,
+            meshes: Vec::new(),
+            instances: Vec::new(),
+            points: vec![LoadedPoints {
+                name: name.to_owned(),
+                positions,
+                transform64: Matrix4::new_translation(&offset),
+            }],
+            lines: Vec::new(),
+        });
+    }
     let mesh = LoadedMesh {
         name: name.to_owned(),
         positions,
@@ -116,6 +130,8 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
             Matrix4::new_translation(&offset),
         )],
         meshes: vec![mesh],
+        points: Vec::new(),
+        lines: Vec::new(),
     })
 }
 

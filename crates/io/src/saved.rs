@@ -111,6 +111,8 @@ pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(SceneData, BuiltScene), 
         format: crate::Format::Saved,
         meshes,
         instances,
+        points: Vec::new(),
+        lines: Vec::new(),
     };
     let built = BuiltScene {
         scene,

@@ -65,6 +65,8 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
             Matrix4::new_translation(&offset),
         )],
         meshes: vec![mesh],
+        points: Vec::new(),
+        lines: Vec::new(),
     })
 }
 

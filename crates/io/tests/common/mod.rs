@@ -133,7 +133,7 @@ pub fn gltf_bin(positions: &[[f32; 3]], indices: &[u16]) -> Vec<u8> {
 
 /// A glTF document over one buffer (`uri` or, if `None`, the GLB chunk) holding
 /// `gltf_bin(positions, indices)`. Mesh 0 has a triangle primitive over the indices, a LINES
-/// primitive (skipped on load) and a second, non-indexed triangle primitive over the first
+/// primitive over the same indices (segments, one set per node) and a second, non-indexed triangle primitive over the first
 /// three positions. `nodes_json` is spliced in as the `nodes` array, `scenes_json` as
 /// `scenes`.
 pub fn gltf_json(
