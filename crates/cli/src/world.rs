@@ -146,7 +146,7 @@ impl World {
         self.scene.any_hit_f64(ray, &scene_query(q))
     }
 
-    /// [`World::all_hits`] for an f64 ray, with the f64 world points.
+    /// Every crossing of an f64 ray, sorted by t, with the f64 world points.
     pub fn all_hits_f64(&self, ray: &Ray64, q: &RayQuery) -> Vec<(WorldHit, P64)> {
         self.scene
             .all_hits_f64(ray, &scene_query(q))

@@ -57,18 +57,18 @@ fn source_of(mesh: &Mesh, name: String) -> LoadedMesh {
 }
 
 /// Loads a saved mesh or scene (`.rpk`) from `path`: its data and the scene, BVHs loaded,
-/// not rebuilt (see [`load`] for what the data holds). Errors: as [`crate::read_file`] for
-/// the file itself, [`ErrorKind::Saved`] for contents that fail the checks.
+/// not rebuilt. The data's names are invented (`mesh M`, `object K`: names are not saved);
+/// a saved mesh becomes a scene of one instance; instances are in the order of their user
+/// data (which [`SceneData::to_scene`] sets to the load order), then of their ids; shapes are
+/// in the scene but not in the data (it holds meshes only). Errors: as [`crate::read_file`]
+/// for the file itself, [`ErrorKind::Saved`] for contents that fail the checks.
 pub fn load_saved(path: impl AsRef<Path>) -> Result<(SceneData, BuiltScene), Error> {
     let path = path.as_ref();
     let name = path.display().to_string();
     load(&crate::read_checked(path, &name)?, &name)
 }
 
-/// A saved mesh or scene: its data (names invented: `mesh M`, `object K`) and the loaded
-/// scene. A saved mesh becomes a scene of one instance. Instances are in the order of their
-/// user data (which `SceneData::to_scene` sets to the load order), then of their ids; shapes
-/// are in the scene but not in the data (it holds meshes only).
+/// [`load_saved`] from bytes; `file` names them in errors.
 pub(crate) fn load(bytes: &[u8], file: &str) -> Result<(SceneData, BuiltScene), Error> {
     let err = |e| Error::new(file, ErrorKind::Saved(e));
     let scene = match saved_kind(bytes) {
