@@ -125,6 +125,11 @@ struct PickArgs {
     /// on screen (CAD-style), reported as "snap_vertex" and "snap_edge".
     #[arg(long, conflicts_with_all = ["all", "any"])]
     snap: Option<Real>,
+    /// With --pixel: pick a point or line segment of the file whose projection lies within
+    /// this many pixels of the pixel's centre, if one is in front of the surfaces (it then
+    /// wins over the surface behind it).
+    #[arg(long, default_value_t = 5.0)]
+    radius_px: Real,
     /// Report every surface crossing, sorted by t.
     #[arg(long, conflicts_with = "any")]
     all: bool,
@@ -363,6 +368,22 @@ fn info(file: &Path) -> Result<(), CliError> {
         if l.meshes.len() == 1 { "" } else { "es" },
         l.mesh_triangle_count()
     );
+    if !l.points.is_empty() {
+        let n: usize = l.points.iter().map(|p| p.positions.len()).sum();
+        let k = l.points.len();
+        println!(
+            "points: {n} in {k} point cloud{}",
+            if k == 1 { "" } else { "s" }
+        );
+    }
+    if !l.lines.is_empty() {
+        let n: usize = l.lines.iter().map(|p| p.segments.len()).sum();
+        let k = l.lines.len();
+        println!(
+            "segments: {n} in {k} line set{}",
+            if k == 1 { "" } else { "s" }
+        );
+    }
     for (i, inst) in l.instances.iter().enumerate().take(20) {
         let m = &l.meshes[inst.mesh];
         println!(
@@ -483,32 +504,53 @@ fn pick(args: &PickArgs) -> Result<(), CliError> {
                         pixel.x, pixel.y
                     ))
                 })?;
-            let line = match args.snap {
-                Some(radius) => {
-                    if !(radius.is_finite() && radius >= 0.0) {
-                        return Err(CliError::BadInput(format!(
-                            "--snap must be a number of pixels >= 0, got {radius}"
-                        )));
+            // A point or line within the tolerance, not hidden, wins over the surface.
+            let prim = if mode == rays::Mode::Closest {
+                if !(args.radius_px.is_finite() && args.radius_px >= 0.0) {
+                    return Err(CliError::BadInput(format!(
+                        "--radius-px must be a number of pixels >= 0, got {}",
+                        args.radius_px
+                    )));
+                }
+                world.pick_prims(
+                    &camera,
+                    &args.size.viewport(),
+                    f64::from(pixel.x) + 0.5,
+                    f64::from(pixel.y) + 0.5,
+                    f64::from(args.radius_px),
+                )
+            } else {
+                None
+            };
+            let line = match (prim, args.snap) {
+                (Some((set, p)), _) => rays::prim_answer(set, &p),
+                (None, snap) => match snap {
+                    Some(radius) => {
+                        if !(radius.is_finite() && radius >= 0.0) {
+                            return Err(CliError::BadInput(format!(
+                                "--snap must be a number of pixels >= 0, got {radius}"
+                            )));
+                        }
+                        let pick = world
+                            .pick_snap(
+                                &camera,
+                                &args.size.viewport(),
+                                pixel.x + 0.5,
+                                pixel.y + 0.5,
+                                radius,
+                                &base,
+                            )
+                            .map_err(|e| CliError::BadInput(e.to_string()))?;
+                        rays::snap_answer(&world, pick.as_ref())
                     }
-                    let pick = world
-                        .pick_snap(
-                            &camera,
-                            &args.size.viewport(),
-                            pixel.x + 0.5,
-                            pixel.y + 0.5,
-                            radius,
-                            &base,
-                        )
-                        .map_err(|e| CliError::BadInput(e.to_string()))?;
-                    rays::snap_answer(&world, pick.as_ref())
-                }
-                None => {
-                    let r = rays::InputRay {
-                        ray: raypick_primitives::Ray64::new(ray.origin.cast(), ray.dir.cast()),
-                        t_max: Real::INFINITY,
-                    };
-                    rays::answer(&world, &r, mode, &base)
-                }
+                    None => {
+                        let r = rays::InputRay {
+                            ray: raypick_primitives::Ray64::new(ray.origin.cast(), ray.dir.cast()),
+                            t_max: Real::INFINITY,
+                        };
+                        rays::answer(&world, &r, mode, &base)
+                    }
+                },
             };
             writeln!(out, "{line}").map_err(write_err)?;
         }
@@ -557,7 +599,9 @@ fn render_cmd(
         world.prepare_heatmap()?;
         render::render_heatmap(&world, &camera, size)
     } else {
-        render::render_shaded(&world, &camera, size, None)
+        let mut r = render::render_shaded(&world, &camera, size, None);
+        render::overlay(&world, &camera, size, &mut r);
+        r
     };
     save_png(&r.image, output)?;
     println!(

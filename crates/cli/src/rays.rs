@@ -167,6 +167,28 @@ pub fn snap_answer(world: &World, pick: Option<&raypick_query::scene::Pick>) -> 
     s
 }
 
+/// The `pick --pixel` line for a picked point or segment:
+/// `{"hit":true,"kind":"point","set":S,"index":I,"point":[..],"distance_px":D}`, a segment
+/// adding `"u":U`, the parameter along it from its first end.
+pub fn prim_answer(set: usize, p: &raypick_query::points::PrimPick) -> String {
+    use raypick_query::points::PickKind;
+    let kind = match p.kind {
+        PickKind::Point => "point",
+        PickKind::Segment => "segment",
+    };
+    let mut s = format!(
+        "{{\"hit\":true,\"kind\":\"{kind}\",\"set\":{set},\"index\":{},\"point\":{},\"distance_px\":{}",
+        p.index,
+        p64(&p.point),
+        num64(p.pixel_distance)
+    );
+    if p.kind == PickKind::Segment {
+        let _ = write!(s, ",\"u\":{}", num64(p.u));
+    }
+    s.push('}');
+    s
+}
+
 /// `"t":..,"object":..,"triangle":..,"point":POINT,"normal":[..],"uv":[..]`. Floats use
 /// Rust's shortest round-trip form, so parsing them back gives the same number: `t` in f64
 /// (the f32 `t` of the instance's frame, exactly), the point as given, the rest in f32.

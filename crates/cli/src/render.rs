@@ -20,6 +20,9 @@ pub struct Rendered {
     pub rays: u64,
     /// For heatmaps: (min, mean, max) nodes visited per pixel.
     pub cost: Option<(u32, f64, u32)>,
+    /// Shaded renders: each pixel's closest-hit `t` along its ray (infinite on a miss), for
+    /// [`overlay`] to hide points and lines behind surfaces.
+    pub depth: Vec<f32>,
 }
 
 impl Rendered {
@@ -41,14 +44,17 @@ pub fn render_shaded(
     let query = RayQuery::default();
     let start = Instant::now();
     let mut buf = vec![0u8; size.width as usize * size.height as usize * 3];
+    let mut depth = vec![f32::INFINITY; size.width as usize * size.height as usize];
     buf.par_chunks_mut(size.width as usize * 3)
+        .zip(depth.par_chunks_mut(size.width as usize))
         .enumerate()
-        .for_each(|(y, row)| {
-            for (x, px) in row.chunks_exact_mut(3).enumerate() {
+        .for_each(|(y, (row, depth))| {
+            for (x, (px, z)) in row.chunks_exact_mut(3).zip(depth.iter_mut()).enumerate() {
                 let color = camera
                     .ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport)
                     .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))
                     .map_or(BACKGROUND, |(ray, h)| {
+                        *z = h.t;
                         if highlight == Some((h.object, h.triangle)) {
                             return HIGHLIGHT;
                         }
@@ -68,6 +74,72 @@ pub fn render_shaded(
         elapsed,
         rays: u64::from(size.width) * u64::from(size.height),
         cost: None,
+        depth,
+    }
+}
+
+const POINT_COLOR: [u8; 3] = [255, 120, 40];
+const LINE_COLOR: [u8; 3] = [90, 230, 255];
+
+/// Draws the world's points (discs of radius 2 pixels) and lines (one pixel wide) over a
+/// shaded render, each sample hidden where the render's surface lies in front of it.
+pub fn overlay(world: &World, camera: &Camera, size: Size, r: &mut Rendered) {
+    let viewport = size.viewport();
+    let (w, h) = (size.width as i64, size.height as i64);
+    // The world point's t along its pixel's ray, against that pixel's surface.
+    let mut plot = |p: &nalgebra::Point3<f64>, radius: i64, color: [u8; 3]| {
+        let Some((sx, sy, _)) = camera.project_f64(p, &viewport) else {
+            return;
+        };
+        let (cx, cy) = (sx.floor() as i64, sy.floor() as i64);
+        for y in cy - radius..=cy + radius {
+            for x in cx - radius..=cx + radius {
+                if x < 0
+                    || y < 0
+                    || x >= w
+                    || y >= h
+                    || (x - cx).pow(2) + (y - cy).pow(2) > radius * radius
+                {
+                    continue;
+                }
+                let i = (y * w + x) as usize;
+                let visible = camera
+                    .ray_from_pixel_f64(x as f64 + 0.5, y as f64 + 0.5, &viewport)
+                    .is_some_and(|(o, d)| {
+                        let t = (p - o).dot(&d) / d.norm_squared();
+                        t <= f64::from(r.depth[i]) * (1.0 + 1e-4)
+                    });
+                if visible {
+                    r.image.put_pixel(x as u32, y as u32, image::Rgb(color));
+                }
+            }
+        }
+    };
+    for set in &world.lines {
+        for s in set.segments() {
+            let (a, b) = (
+                set.points()[s[0] as usize].cast::<f64>(),
+                set.points()[s[1] as usize].cast::<f64>(),
+            );
+            // Samples about a pixel apart on screen (ends behind the camera: a coarse walk).
+            let span = match (
+                camera.project_f64(&a, &viewport),
+                camera.project_f64(&b, &viewport),
+            ) {
+                (Some(pa), Some(pb)) => ((pa.0 - pb.0).hypot(pa.1 - pb.1)).min(4096.0),
+                _ => 256.0,
+            };
+            let steps = span.ceil().max(1.0) as usize;
+            for k in 0..=steps {
+                let f = k as f64 / steps as f64;
+                plot(&(a + (b - a) * f), 0, LINE_COLOR);
+            }
+        }
+    }
+    for set in &world.points {
+        for p in set.points() {
+            plot(&p.cast::<f64>(), 2, POINT_COLOR);
+        }
     }
 }
 
@@ -101,6 +173,7 @@ pub fn render_heatmap(world: &World, camera: &Camera, size: Size) -> Rendered {
         elapsed,
         rays: costs.len() as u64,
         cost: Some((min, mean, max)),
+        depth: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@ use raypick_primitives::{Aabb, Cull, Point3, Ray, Ray64, Real, Unit, Vector3, Wa
 type P64 = nalgebra::Point3<f64>;
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
+use raypick_query::points::{Occluder, PickConfig, PointSet, PrimPick, SegmentSet};
 use raypick_query::scene::{
     InstanceId, MeshId, Pick, PickError, PickOptions, Scene, SceneHit, SceneQuery,
 };
@@ -41,6 +42,32 @@ pub struct WorldHit {
     pub v: Real,
 }
 
+/// The file's point clouds and line sets, moved into world space (f32).
+fn prims_of(loaded: &SceneData) -> Result<(Vec<PointSet>, Vec<SegmentSet>), CliError> {
+    let place = |m: &nalgebra::Matrix4<f64>, p: &[Point3<Real>]| -> Vec<Point3<Real>> {
+        p.iter()
+            .map(|p| m.transform_point(&p.cast::<f64>()).cast::<Real>())
+            .collect()
+    };
+    let bad = |name: &str, e: raypick_query::points::PointsError| {
+        CliError::BadInput(format!("{name}: {e}"))
+    };
+    let points = loaded
+        .points
+        .iter()
+        .map(|c| PointSet::new(place(&c.transform64, &c.positions)).map_err(|e| bad(&c.name, e)))
+        .collect::<Result<_, _>>()?;
+    let lines = loaded
+        .lines
+        .iter()
+        .map(|l| {
+            SegmentSet::new(place(&l.transform64, &l.positions), l.segments.clone())
+                .map_err(|e| bad(&l.name, e))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((points, lines))
+}
+
 /// Every instance's triangles in world space under one BVH: only for the heatmap, which
 /// counts the nodes a traversal visits (built on first use).
 struct Flat {
@@ -53,6 +80,10 @@ struct Flat {
 pub struct World {
     pub loaded: SceneData,
     scene: Scene,
+    /// The file's point clouds in world coordinates, in file order (`SceneData::points`).
+    pub points: Vec<PointSet>,
+    /// The file's line sets in world coordinates, in file order (`SceneData::lines`).
+    pub lines: Vec<SegmentSet>,
     meshes: Vec<MeshId>,
     flat: OnceLock<Result<Flat, String>>,
     pub build_time: Duration,
@@ -74,9 +105,12 @@ impl World {
             ?build_time,
             "scene built"
         );
+        let (points, lines) = prims_of(&loaded)?;
         Ok(World {
             loaded,
             scene: sl.scene,
+            points,
+            lines,
             meshes: sl.meshes,
             flat: OnceLock::new(),
             build_time,
@@ -91,9 +125,40 @@ impl World {
         Ok(World {
             loaded,
             scene: sl.scene,
+            points: Vec::new(),
+            lines: Vec::new(),
             meshes: sl.meshes,
             flat: OnceLock::new(),
             build_time: t0.elapsed(),
+        })
+    }
+
+    /// The point or segment whose projection lies within `radius_px` of window position
+    /// `(x, y)`, nearest the camera and not hidden by the scene's surfaces: `(set, pick)`,
+    /// `set` indexing [`World::points`] or [`World::lines`] by the pick's kind.
+    pub fn pick_prims(
+        &self,
+        camera: &Camera,
+        viewport: &Viewport,
+        x: f64,
+        y: f64,
+        radius_px: f64,
+    ) -> Option<(usize, PrimPick)> {
+        let config = PickConfig {
+            radius_px,
+            xray: false,
+        };
+        let occluder: &dyn Occluder = &self.scene;
+        let points = self.points.iter().enumerate().filter_map(|(i, p)| {
+            Some((i, p.pick(camera, viewport, x, y, &config, Some(occluder))?))
+        });
+        let lines = self.lines.iter().enumerate().filter_map(|(i, l)| {
+            Some((i, l.pick(camera, viewport, x, y, &config, Some(occluder))?))
+        });
+        points.chain(lines).min_by(|a, b| {
+            (a.1.depth, a.1.pixel_distance)
+                .partial_cmp(&(b.1.depth, b.1.pixel_distance))
+                .unwrap_or(std::cmp::Ordering::Equal)
         })
     }
 

@@ -193,9 +193,22 @@ impl SceneData {
         self.meshes.iter().map(|m| m.triangles.len()).sum()
     }
 
-    /// The world-space box of every instance's vertices; [`Aabb::EMPTY`] when there are none.
+    /// The world-space box of every instance's vertices, points and line ends;
+    /// [`Aabb::EMPTY`] when there are none.
     pub fn bounds(&self) -> Aabb {
         let mut b = Aabb::EMPTY;
+        let placed = |m: &Matrix4<f64>, p: &[Point3<f32>]| {
+            bounds_of(
+                p.iter()
+                    .map(|p| m.transform_point(&p.cast::<f64>()).cast::<f32>()),
+            )
+        };
+        for c in &self.points {
+            b = b.union(&placed(&c.transform64, &c.positions));
+        }
+        for l in &self.lines {
+            b = b.union(&placed(&l.transform64, &l.positions));
+        }
         for inst in &self.instances {
             let mesh = &self.meshes[inst.mesh];
             let ib = bounds_of(
