@@ -314,11 +314,13 @@ fn inside_exact_box(corners: &[Point3<Real>; 3], ray: &Ray, q: &RayQuery, t: Rea
     lo - lo.abs() * 1e-9 <= t && t <= hi + hi.abs() * 1e-9
 }
 
-/// True when a direction component is nonzero but its reciprocal overflows f32. Known and
-/// open: the traversal's box test then computes infinite slab distances and skips boxes the
-/// ray enters (`subnormal_direction_component_enters_box` in mesh_fuzz_regressions.rs).
-fn reciprocal_overflows(ray: &Ray) -> bool {
-    ray.dir.iter().any(|&d| d != 0.0 && (1.0 / d).is_infinite())
+/// True when a direction component is nonzero but its reciprocal is not a normal f32
+/// (infinite below about 3e-39, subnormal above about 8.5e37). Known and open: the
+/// traversal's box test then skips boxes the ray enters, or ties at t = 0 go to another index
+/// than the lowest (`subnormal_direction_component_enters_box` and
+/// `tie_at_zero_with_huge_direction_goes_to_lowest_index` in mesh_fuzz_regressions.rs).
+fn reciprocal_not_normal(ray: &Ray) -> bool {
+    ray.dir.iter().any(|&d| d != 0.0 && !(1.0 / d).is_normal())
 }
 
 /// True for a nonzero `t` below f32's normal range. Known and open: the closest hit's prune
@@ -334,7 +336,7 @@ fn check_ray(case: &Case, meshes: &[(&str, &Mesh)], ray: &Ray, q: &RayQuery) {
     let known = hits.iter().any(|h| {
         !inside_exact_box(&case.corners(h.triangle as usize), ray, q, h.t) || subnormal(h.t)
     });
-    if known || reciprocal_overflows(ray) {
+    if known || reciprocal_not_normal(ray) {
         for &(_, mesh) in meshes {
             let _ = (
                 mesh.closest_hit(ray, q),
