@@ -1,5 +1,5 @@
 //! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
-//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: three fixed
+//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: four fixed
 //! (the mesh now answers as the kernel does), two grazes within rounding that the target
 //! counts apart (the mesh answers as the exact ray does).
 
@@ -223,4 +223,64 @@ fn tie_at_subnormal_t_goes_to_lowest_index() {
     assert!(hit.iter().all(|&i| ts[i] == Some(1.1e-44)));
     let got = mesh.closest_hit(&ray, &q).unwrap();
     assert_eq!((got.triangle, got.t), (2, 1.1e-44));
+}
+
+/// A direction component near f32::MAX (-1.69e38, whose reciprocal is subnormal) from an
+/// origin on a vertex: six triangles hit at t = 0 or -0, and the closest hit answered
+/// triangle 18 instead of the lowest index, 16 (the fuzz input as found). The cross
+/// components now shear to zero for the box test too, and the prune pad has a subnormal
+/// floor: the tie goes to 16.
+#[test]
+fn tie_at_zero_with_huge_direction_goes_to_lowest_index() {
+    let positions = points(&[
+        [-2.0, -2.0, -2.0],
+        [6.018531e-36, -1.7018559e-30, 1.806676e-34],
+        [6.64634e-33, 6.2113195e-33, -3.3895835e38],
+        [-0.5, -0.5, -0.5],
+        [2.0, 1.0, -1.5],
+        [-1.5, -1.5, -1.5],
+        [1.0, 1.5, 1.5],
+    ]);
+    let triangles = vec![
+        [6, 6, 6],
+        [6, 6, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [4, 0, 4],
+        [0, 0, 0],
+        [0, 1, 1],
+        [0, 3, 3],
+        [4, 0, 1],
+        [4, 0, 4],
+        [0, 3, 6],
+        [0, 6, 3],
+        [4, 5, 1],
+        [4, 0, 4],
+        [0, 5, 1],
+        [0, 6, 1],
+        [0, 3, 3],
+        [4, 0, 4],
+        [0, 4, 0],
+        [3, 6, 0],
+    ];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let ray = Ray::new(
+        Point3::new(-1.5, -1.5, -1.5),
+        Vector3::new(0.5, 0.5, -1.6947918e38),
+    );
+    let q = RayQuery::new(0.0, 0.5);
+    let ts = kernel_ts(&positions, &triangles, &ray, &q);
+    let hit: Vec<usize> = (0..ts.len()).filter(|&i| ts[i].is_some()).collect();
+    assert_eq!(hit, [16, 18, 19, 20, 23, 27]);
+    assert_eq!(ts[16], Some(0.0));
+    let got = mesh.closest_hit(&ray, &q).unwrap();
+    assert_eq!((got.triangle, got.t), (16, 0.0));
 }
