@@ -181,4 +181,3 @@ pub fn pick(args: &PickArgs) -> Result<(), CliError> {
     }
     out.flush().map_err(write_err)
 }
-
