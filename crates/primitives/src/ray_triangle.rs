@@ -114,25 +114,22 @@ impl WatertightRay {
         // A cross component below the dominant one by more than f32's normal range shears to
         // zero or a subnormal, and a subnormal one has a reciprocal that may overflow in the
         // box test: either is taken as exactly zero, here and in `dir` (which the box test
-        // reads), so that the triangle test and the box test follow the same ray.
-        let cross = |c: Real| {
-            let s = c * sz;
-            if s.abs() < Real::MIN_POSITIVE || c.abs() < Real::MIN_POSITIVE {
-                (0.0, 0.0)
+        // reads), so that the triangle test and the box test follow the same ray. The
+        // dominant component (its shear is 1) is never touched on a valid ray.
+        let dir = d.map(|c| {
+            if (c * sz).abs() < Real::MIN_POSITIVE || c.abs() < Real::MIN_POSITIVE {
+                0.0
             } else {
-                (s, c)
+                c
             }
-        };
-        let ((sx, dx), (sy, dy)) = (cross(d[kx]), cross(d[ky]));
-        let mut dir = d;
-        (dir[kx], dir[ky]) = (dx, dy);
+        });
         // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
         // with every component finite, `d` is zero iff `|d[kz]|` is; a dominant component
         // whose reciprocal overflows (subnormal) counts as zero too.
         Self {
             origin: o,
             k: [kx, ky, kz],
-            shear: [sx, sy, sz],
+            shear: [dir[kx] * sz, dir[ky] * sz, sz],
             valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0) & sz.is_finite(),
             dir,
             perm: perm as u8,
