@@ -120,8 +120,10 @@ pub fn pick(args: &PickArgs) -> Result<(), CliError> {
                 return Err(CliError::BadInput("give --pixel X,Y or --rays PATH".into()));
             };
             let camera = camera_for(&world.bounds(), args.size, &args.camera)?;
-            let ray = camera
-                .ray_from_pixel(pixel.x + 0.5, pixel.y + 0.5, &args.size.viewport())
+            // The camera's f64 ray, on the scene's f64 path (exact far from the origin).
+            let (px, py) = (f64::from(pixel.x) + 0.5, f64::from(pixel.y) + 0.5);
+            let (o, d) = camera
+                .ray_from_pixel_f64(px, py, &args.size.viewport())
                 .ok_or_else(|| {
                     CliError::BadInput(format!(
                         "no camera ray through pixel {},{}",
@@ -169,7 +171,7 @@ pub fn pick(args: &PickArgs) -> Result<(), CliError> {
                     }
                     None => {
                         let r = rays::InputRay {
-                            ray: raypick_primitives::Ray64::new(ray.origin.cast(), ray.dir.cast()),
+                            ray: raypick_primitives::Ray64::new(o, d),
                             t_max: Real::INFINITY,
                         };
                         rays::answer(&world, &r, mode, &base)
