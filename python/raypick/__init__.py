@@ -16,8 +16,8 @@ native module; queries run in float32 and return float32 (``t``, ``point``, ``no
 ``uv``, ``distance``). Rays and points are not copied on the Python side. A value beyond
 float32's range becomes infinite and is refused as not finite.
 
-One exception, for large coordinates (map, survey, planet): ``Scene.closest_hit`` and
-``Scene.any_hit`` given float64 rays take the f64 path. Instances are placed by their float64
+One exception, for large coordinates (map, survey, planet): ``Scene.closest_hit``,
+``Scene.any_hit`` and ``Scene.all_hits`` given float64 rays take the f64 path. Instances are placed by their float64
 matrices, each ray goes into an instance's frame in float64 and is rounded to float32 only
 there, and ``t`` and ``point`` come back float64: a scene placed at ``5e6`` is picked as
 exactly as at the origin. (Meshes keep float32 vertices in their own frame: build a mesh far

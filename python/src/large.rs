@@ -111,6 +111,51 @@ pub fn any_hit<'py>(
     Ok(arr1(py, hits).into_any())
 }
 
+/// Rays per parallel task of [`all_hits`].
+const ALL_CHUNK: usize = 256;
+
+/// `Scene.all_hits` for float64 rays: every crossing, flat, sorted by ray then `t`, with the
+/// ray index of each; `t` and `point` in float64.
+pub fn all_hits<'py>(
+    py: Python<'py>,
+    scene: &Scene,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    o: Opts,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use rayon::prelude::*;
+    let (oa, da) = ray_args(origins, directions)?;
+    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
+    let (hits, ray_index) = pool::run(py, threads, || {
+        let rays = rays64(&ov, dv.as_ref(), o.strict)?;
+        let q = query(&o);
+        let chunks: Vec<(Vec<Option<SceneHit64>>, Vec<u64>)> = rays
+            .par_chunks(ALL_CHUNK)
+            .enumerate()
+            .map(|(c, rays)| {
+                let (mut hits, mut idx) = (Vec::new(), Vec::new());
+                for (i, ray) in rays.iter().enumerate() {
+                    let all = scene.all_hits_f64(ray, &q);
+                    idx.resize(idx.len() + all.len(), (c * ALL_CHUNK + i) as u64);
+                    hits.extend(all.into_iter().map(Some));
+                }
+                (hits, idx)
+            })
+            .collect();
+        let mut hits = Vec::new();
+        let mut ray_index = Vec::new();
+        for (h, i) in chunks {
+            hits.extend(h);
+            ray_index.extend(i);
+        }
+        Ok((hits, ray_index))
+    })?;
+    let d = columns(py, &hits)?;
+    d.set_item("ray", arr1(py, ray_index))?;
+    Ok(d)
+}
+
 fn columns<'py>(py: Python<'py>, hits: &[Option<SceneHit64>]) -> PyResult<Bound<'py, PyDict>> {
     let n = hits.len();
     let (mut t, mut hit, mut instance, mut triangle) = (

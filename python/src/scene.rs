@@ -334,6 +334,9 @@ impl PyScene {
     ) -> PyResult<Bound<'py, PyDict>> {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
+        if crate::large::wants_f64(origins, directions) {
+            return crate::large::all_hits(py, &g.scene, origins, directions, o, threads);
+        }
         queries::all_hits(py, &g.scene, origins, directions, o, threads)
     }
 

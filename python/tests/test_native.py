@@ -341,6 +341,9 @@ def test_float64_rays_on_a_far_scene_are_exact():
     np.testing.assert_allclose(h.point[:, 1], o[:, 1], rtol=0, atol=1e-6)
     np.testing.assert_allclose(h.t, 10.0, rtol=0, atol=1e-5)
     assert s.any_hit(o, d).all()
+    a = s.all_hits(o, d)
+    assert a.point.dtype == np.float64 and len(a.t) == 16
+    np.testing.assert_allclose(a.point[:, 0], o[:, 0], rtol=0, atol=1e-6)
     # float32 rays round the origins to whole half-metres there.
     h32 = s.closest_hit(o.astype(np.float32), d.astype(np.float32))
     assert h32.point.dtype == np.float32
