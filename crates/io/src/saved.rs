@@ -35,19 +35,7 @@ pub fn save_scene(scene: &Scene, path: impl AsRef<Path>) -> Result<(), Error> {
 /// A mesh's vertices and triangles in file (original) order, recovered from the built mesh;
 /// vertices no triangle uses are at the origin.
 fn source_of(mesh: &Mesh, name: String) -> LoadedMesh {
-    let mut positions = vec![raypick_primitives::Point3::origin(); mesh.vertex_count()];
-    let mut triangles = vec![[0u32; 3]; mesh.len()];
-    for ((&orig, tri), corners) in mesh
-        .prim_indices()
-        .iter()
-        .zip(mesh.leaf_vertex_indices())
-        .zip(mesh.leaf_triangles())
-    {
-        triangles[orig as usize] = *tri;
-        for (&v, p) in tri.iter().zip(corners) {
-            positions[v as usize] = p;
-        }
-    }
+    let (positions, triangles) = mesh.vertices_and_triangles();
     LoadedMesh {
         name,
         positions,

@@ -148,19 +148,7 @@ fn crc32(data: &[u8]) -> u32 {
 /// answers exactly as a fresh build over the triangles it holds.
 fn check_sound(loaded: &Mesh, rays: &[Ray]) {
     loaded.tree().validate().expect("a loaded tree validates");
-    let mut positions = vec![Point3::origin(); loaded.vertex_count()];
-    let mut triangles = vec![[0u32; 3]; loaded.len()];
-    for ((&orig, idx), corners) in loaded
-        .prim_indices()
-        .iter()
-        .zip(loaded.leaf_vertex_indices())
-        .zip(loaded.leaf_triangles())
-    {
-        triangles[orig as usize] = *idx;
-        for (&v, p) in idx.iter().zip(corners) {
-            positions[v as usize] = p;
-        }
-    }
+    let (positions, triangles) = loaded.vertices_and_triangles();
     let fresh = Mesh::new(positions, triangles).unwrap();
     let q = RayQuery::default();
     for r in rays {

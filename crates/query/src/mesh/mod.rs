@@ -252,6 +252,23 @@ impl Mesh {
         &self.indices
     }
 
+    /// The vertices and triangles the mesh was built from, recovered from its leaf-order
+    /// data: `triangles[t]` is triangle `t`'s vertex indices, as given; `positions` has
+    /// [`Mesh::vertex_count`] vertices, those no triangle uses at the origin (the mesh keeps
+    /// only the vertices its triangles use). Allocates both.
+    #[must_use]
+    pub fn vertices_and_triangles(&self) -> (Vec<Point3<Real>>, Vec<[u32; 3]>) {
+        let mut positions = vec![Point3::origin(); self.vertex_count];
+        let mut triangles = vec![[0u32; 3]; self.len()];
+        for ((&orig, tri), corners) in self.prims.iter().zip(&self.indices).zip(self.tris.iter()) {
+            triangles[orig as usize] = *tri;
+            for (&v, p) in tri.iter().zip(corners) {
+                positions[v as usize] = p;
+            }
+        }
+        (positions, triangles)
+    }
+
     /// The 8-wide tree every query traverses (the mesh's only tree), in its node layout
     /// ([`MeshTree`], see [`Mesh::node_layout`]): its leaf ranges are
     /// leaf-order positions, mapped to triangles by [`Mesh::prim_indices`] and

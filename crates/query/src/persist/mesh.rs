@@ -63,12 +63,7 @@ impl Mesh {
         w.u64(self.vertex_count as u64);
         w.u64(self.len() as u64);
         w.u64(with_tree!(&self.wide, t => t.nodes().len()) as u64);
-        let mut positions = vec![Point3::<Real>::origin(); self.vertex_count];
-        for (tri, corners) in self.indices.iter().zip(self.tris.iter()) {
-            for (&v, p) in tri.iter().zip(corners) {
-                positions[v as usize] = p;
-            }
-        }
+        let (positions, _) = self.vertices_and_triangles();
         w.out.reserve(12 * positions.len() + 16 * self.len());
         for p in &positions {
             for c in p.coords.iter() {

@@ -13,22 +13,9 @@ pub(crate) struct MeshSource {
 }
 
 impl MeshSource {
-    /// Recovers the index triples and the used vertices from a built mesh's leaf-order data;
-    /// vertices no triangle uses are left at the origin (no query reads them).
+    /// The vertex data of a built mesh ([`Mesh::vertices_and_triangles`]).
     pub(crate) fn from_mesh(mesh: &Mesh) -> Self {
-        let mut positions = vec![Point3::origin(); mesh.vertex_count()];
-        let mut triangles = vec![[0u32; 3]; mesh.len()];
-        let slots = mesh.prim_indices();
-        for ((&orig, tri), corners) in slots
-            .iter()
-            .zip(mesh.leaf_vertex_indices())
-            .zip(mesh.leaf_triangles())
-        {
-            triangles[orig as usize] = *tri;
-            for (&v, p) in tri.iter().zip(corners) {
-                positions[v as usize] = p;
-            }
-        }
+        let (positions, triangles) = mesh.vertices_and_triangles();
         Self {
             positions,
             triangles,
