@@ -1,5 +1,5 @@
 //! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
-//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: four fixed
+//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: five fixed
 //! (the mesh now answers as the kernel does), two grazes within rounding that the target
 //! counts apart (the mesh answers as the exact ray does).
 
@@ -283,4 +283,50 @@ fn tie_at_zero_with_huge_direction_goes_to_lowest_index() {
     assert_eq!(ts[16], Some(0.0));
     let got = mesh.closest_hit(&ray, &q).unwrap();
     assert_eq!((got.triangle, got.t), (16, 0.0));
+}
+
+/// Three hits tied at t = 0 (the origin on the surface): the prune bound at 0 was 0, and the
+/// tie went to triangle 4 instead of the lowest index, 2 (the fuzz input as found); the pad's
+/// subnormal floor keeps the boxes entered at t = 0.
+#[test]
+fn tie_at_zero_goes_to_lowest_index() {
+    let positions = points(&[
+        [1.0, 2.0, -2.0],
+        [2.0, 2.0, 0.0],
+        [-1.0, -1.0, 0.0],
+        [-1.5, -0.5, 2.0],
+        [-2.0, 2.0, -2.0],
+        [1.0, -2.0, 1.0],
+        [1.83328e-12, -1.0449375e37, 1.2982298e-13],
+        [-8.323711e-36, 6.9537975e-10, 6.2536615e-36],
+        [-1.5, -2.0, -0.5],
+        [2.3706472e-38, 1.3681484e-13, 201084940.0],
+    ]);
+    let triangles = vec![
+        [4, 3, 4],
+        [4, 4, 4],
+        [7, 6, 1],
+        [0, 6, 2],
+        [0, 1, 2],
+        [7, 2, 8],
+        [2, 2, 2],
+        [1, 1, 4],
+        [3, 3, 8],
+        [2, 8, 2],
+        [8, 0, 1],
+        [2, 1, 0],
+        [0, 3, 3],
+    ];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let ray = Ray::new(
+        Point3::new(3.946e-42, 0.0, 0.0),
+        Vector3::new(137438950000.0, 6.211317e-33, 138689280000.0),
+    );
+    let q = RayQuery::default();
+    let ts = kernel_ts(&positions, &triangles, &ray, &q);
+    let hit: Vec<usize> = (0..ts.len()).filter(|&i| ts[i].is_some()).collect();
+    assert_eq!(hit, [2, 4, 11]);
+    assert!(hit.iter().all(|&i| ts[i] == Some(0.0)));
+    let got = mesh.closest_hit(&ray, &q).unwrap();
+    assert_eq!((got.triangle, got.t), (2, 0.0));
 }
