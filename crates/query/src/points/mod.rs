@@ -21,7 +21,8 @@
 //! assert!((hit.pixel_distance - 3.0).abs() < 1e-3);
 //! ```
 
-pub mod nearest;
+mod marquee;
+mod nearest;
 pub mod pick;
 pub mod ray;
 

@@ -271,21 +271,31 @@ impl<'a> Frame<'a> {
 
     /// True when the occluder has a triangle in front of `p` on the ray through its pixel.
     pub(crate) fn occluded(&self, occluder: &dyn Occluder, hit: &PrimPick) -> bool {
-        let Some((sx, sy, _)) = self.camera.project_f64(&hit.point, self.viewport) else {
-            return false;
-        };
-        let Some((o, _)) = self.camera.ray_from_pixel_f64(sx, sy, self.viewport) else {
-            return false;
-        };
-        let d = hit.point - o;
-        let len = d.norm();
-        if len.is_nan() || len <= 0.0 {
-            return false;
-        }
-        let ray = Ray::new(o.cast::<Real>(), (d / len).cast::<Real>());
-        let t_max = (len * (1.0 - 1e-5) - 1e-6) as Real;
-        t_max > 0.0 && occluder.blocks(&ray, t_max)
+        occluded_at(self.camera, self.viewport, occluder, &hit.point)
     }
+}
+
+/// True when `occluder` has something in front of `p` on the camera ray through `p`'s pixel.
+pub(crate) fn occluded_at(
+    camera: &Camera,
+    viewport: &Viewport,
+    occluder: &dyn Occluder,
+    p: &P3<f64>,
+) -> bool {
+    let Some((sx, sy, _)) = camera.project_f64(p, viewport) else {
+        return false;
+    };
+    let Some((o, _)) = camera.ray_from_pixel_f64(sx, sy, viewport) else {
+        return false;
+    };
+    let d = p - o;
+    let len = d.norm();
+    if len.is_nan() || len <= 0.0 {
+        return false;
+    }
+    let ray = Ray::new(o.cast::<Real>(), (d / len).cast::<Real>());
+    let t_max = (len * (1.0 - 1e-5) - 1e-6) as Real;
+    t_max > 0.0 && occluder.blocks(&ray, t_max)
 }
 
 /// What can hide a point or segment from the camera: a [`Mesh`] or a [`Scene`] (every
