@@ -1,12 +1,15 @@
 //! Picking a point in a cloud and a segment of a polyline under the mouse, with a tolerance
-//! in pixels, a surface in front that occludes, and x-ray selection that ignores it.
+//! in pixels, a surface in front that occludes, x-ray selection that ignores it, and a
+//! marquee over both.
 //!
 //! ```text
 //! cargo run --release --example pick_points
 //! ```
 
 use raypick::query::points::{PickConfig, PointSet, SegmentSet};
-use raypick::{Camera, ClipConvention, Mesh, Point3, Projection, Vector3, Viewport};
+use raypick::{
+    Camera, ClipConvention, Mesh, Point3, Projection, ScreenRect, SelectMode, Vector3, Viewport,
+};
 
 /// Runs the example (public so that `tests/examples.rs` can run it).
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -80,5 +83,21 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         "segment {} at u = {:.3}, point ({:.3}, {:.3}, {:.3}), {:.2} px away",
         seg.index, seg.u, seg.point.x, seg.point.y, seg.point.z, seg.pixel_distance
     );
+
+    // A marquee over the cloud's centre: the points in it, then only those the quad leaves
+    // visible; and the square's sides crossing a strip along its top.
+    let rect = ScreenRect::new([350.0, 350.0], [450.0, 450.0]);
+    let all = points.select_rect(&camera, &viewport, &rect, None);
+    let visible = points.select_rect(&camera, &viewport, &rect, Some(&quad));
+    let strip = ScreenRect::new([0.0, 100.0], [800.0, 140.0]);
+    let sides = lines.select_rect(&camera, &viewport, &strip, SelectMode::Intersecting, None);
+    println!(
+        "marquee: {} points, {} of them visible; sides crossing the strip: {sides:?}",
+        all.len(),
+        visible.len()
+    );
+    if visible.len() >= all.len() || sides.is_empty() {
+        return Err("marquee did not behave".into());
+    }
     Ok(())
 }
