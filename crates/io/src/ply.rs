@@ -138,24 +138,38 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
 /// Refuses an `element` line of the header whose count is not a whole number of at most 64
 /// bits, before ply-rs sees it (its header grammar panics on one that overflows).
 fn check_element_lines(bytes: &[u8], file: &str) -> Result<(), Error> {
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+    // ply-rs ends lines at CR as well as LF, and parses the numbers of `format` and `element`
+    // lines with an unchecked `parse().unwrap()`: every digit run there must fit in u64.
+    let pieces = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .flat_map(|(n, line)| line.split(|&b| b == b'\r').map(move |piece| (n + 1, piece)));
+    for (line_no, line) in pieces {
         let line = String::from_utf8_lossy(line);
         let mut words = line.split_whitespace();
-        match words.next() {
+        let first = words.next();
+        match first {
             Some("end_header") => break,
-            Some("element") => {
-                let (name, count) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-                if count.parse::<u64>().is_err() {
-                    return Err(Error {
-                        file: file.to_owned(),
-                        line: Some(i + 1),
-                        kind: ErrorKind::Syntax(format!(
-                            "PLY element {name:?} has count {count:?}, not a whole number below 2^64"
-                        )),
-                    });
-                }
-            }
-            _ => {}
+            Some("element") | Some("format") => {}
+            _ => continue,
+        }
+        let too_long = line
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|run| !run.is_empty() && run.parse::<u64>().is_err());
+        if let Some(run) = too_long {
+            let what = if first == Some("element") {
+                format!(
+                    "PLY element {:?} has count {run:?}, not a whole number below 2^64",
+                    words.next().unwrap_or("")
+                )
+            } else {
+                format!("PLY format version {run:?} is not a whole number below 2^64")
+            };
+            return Err(Error {
+                file: file.to_owned(),
+                line: Some(line_no),
+                kind: ErrorKind::Syntax(what),
+            });
         }
     }
     Ok(())

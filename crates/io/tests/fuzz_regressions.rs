@@ -36,3 +36,27 @@ fn obj_texcoord_index_without_texcoords_is_ignored() {
     let scene = read_bytes(text, Format::Obj, "fuzz.obj").unwrap();
     assert_eq!(scene.meshes.len(), 1);
 }
+
+/// From the ply target: a `format` line whose version is a digit run beyond 64 bits (ply-rs's
+/// header grammar unwraps its parse), also after a carriage return, which ply-rs ends a line
+/// at. The two inputs as found, and the same after a well-formed first line.
+#[test]
+fn ply_format_version_beyond_64_bits() {
+    let found: [&[u8]; 2] = [
+        b"format      binary_little_endian\t\t\t88888888888888888888888888888888888888888888888888888888888888888888888888\t\t\t\t\r\r",
+        b"format      binary_little_endian\t\t\t111111111111111111111111111111111111111111111111111111111111111111111111111111111111\t0en\r",
+    ];
+    for bytes in found {
+        let e = read_bytes(bytes, Format::Ply, "fuzz.ply").unwrap_err();
+        assert!(e.is_bad_input(), "{e}");
+    }
+    for header in [
+        "ply\nformat ascii 99999999999999999999999.0\nend_header\n",
+        "ply\nformat ascii 1.99999999999999999999999\nend_header\n",
+        "ply\ncomment x\relement vertex 99999999999999999999999\nend_header\n",
+    ] {
+        let e = read_bytes(header.as_bytes(), Format::Ply, "fuzz.ply").unwrap_err();
+        assert!(e.is_bad_input(), "{header:?}: {e}");
+        assert!(e.to_string().contains("below 2^64"), "{header:?}: {e}");
+    }
+}
