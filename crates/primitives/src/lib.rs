@@ -29,7 +29,8 @@
 //!   [`triangle_aabb()`], [`triangle_obb()`], [`triangle_sphere()`];
 //! - classification: [`plane_aabb()`], [`plane_obb()`], [`plane_sphere()`],
 //!   [`frustum_aabb()`], [`frustum_obb()`], [`frustum_sphere()`], [`frustum_triangle()`];
-//! - closest point: [`point_triangle()`].
+//! - closest point: [`point_triangle()`]; closest approach of a ray and a point or a segment
+//!   (f64): [`closest_ray_point()`], [`closest_ray_segment()`].
 //!
 //! Bounding volumes of point sets: [`Aabb::from_points`], [`Aabb::from_sphere`],
 //! [`Aabb::transformed`] (Arvo), [`Sphere::from_points`] (Ritter),
@@ -64,6 +65,7 @@ pub mod ray64;
 pub mod ray_aabb;
 pub mod ray_obb;
 pub mod ray_plane;
+pub mod ray_segment;
 pub mod ray_sphere;
 pub mod ray_triangle;
 pub mod segment_aabb;
@@ -100,6 +102,7 @@ pub use ray64::Ray64;
 pub use ray_aabb::{ray_aabb, ray_aabb_robust, RayAabbPrecomp};
 pub use ray_obb::ray_obb;
 pub use ray_plane::ray_plane;
+pub use ray_segment::{closest_ray_point, closest_ray_segment};
 pub use ray_sphere::ray_sphere;
 pub use ray_triangle::{ray_triangle, Cull, RayTriangleHit, WatertightRay};
 pub use segment_aabb::segment_aabb;

@@ -20,6 +20,7 @@ mod point_triangle;
 mod ray_aabb;
 mod ray_obb;
 mod ray_plane;
+mod ray_segment;
 mod ray_sphere;
 mod ray_triangle;
 mod segment_aabb;
