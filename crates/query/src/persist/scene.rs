@@ -121,19 +121,21 @@ impl Scene {
                 w.u32(EMPTY);
                 continue;
             };
-            let shape = match &obj.geometry {
-                Geometry::Mesh { .. } => None,
+            // What follows the transform: the mesh id, or the shape's tag and parameters.
+            let (kind, tail) = match &obj.geometry {
+                Geometry::Mesh { id, .. } => (MESH, (id.0, Vec::new())),
                 Geometry::Shape(s) => {
-                    Some(shape_params(s).ok_or_else(|| SaveError::UnsupportedShape {
+                    let params = shape_params(s).ok_or_else(|| SaveError::UnsupportedShape {
                         instance: InstanceId {
                             index: index as u32,
                             generation: slot.generation,
                         },
                         kind: format!("{:?}", s.shape_type()),
-                    })?)
+                    })?;
+                    (SHAPE, params)
                 }
             };
-            w.u32(if shape.is_some() { SHAPE } else { MESH });
+            w.u32(kind);
             w.u32(obj.mask);
             w.u64(obj.user_data);
             let m = obj.transform.m64;
@@ -142,14 +144,8 @@ impl Scene {
                     w.f64(m[(row, col)]);
                 }
             }
-            match (&obj.geometry, shape) {
-                (Geometry::Mesh { id, .. }, _) => w.u32(id.0),
-                (_, Some((tag, params))) => {
-                    w.u32(tag);
-                    params.iter().for_each(|&p| w.f32(p));
-                }
-                (Geometry::Shape(_), None) => unreachable!("unsupported shapes returned above"),
-            }
+            w.u32(tail.0);
+            tail.1.iter().for_each(|&p| w.f32(p));
         }
         for &f in &self.free {
             w.u32(f);
