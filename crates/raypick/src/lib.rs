@@ -37,8 +37,8 @@ pub use raypick_query::camera::{
 /// The parry3d shapes [`Scene::add_shape`] takes (`SharedShape::ball(1.0)`, ...).
 pub use raypick_query::scene::SharedShape;
 pub use raypick_query::scene::{
-    HitGeometry, InstanceId, MeshId, Pick, PickError, PickOptions, SceneError, SceneHit,
-    SceneQuery, SelectMode, SelectOptions, Selection, SharedScene, Snapshot,
+    HitGeometry, InstanceId, MeshId, Pick, PickError, PickOptions, PrimId, SceneError, SceneHit,
+    ScenePrimPick, SceneQuery, SelectMode, SelectOptions, Selection, SharedScene, Snapshot,
 };
 pub use raypick_query::{
     GridConfig, Hit, Mesh, MeshDistance, MeshError, NearestPoint, RayQuery, Scene, SignedDistance,

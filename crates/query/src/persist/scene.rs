@@ -30,6 +30,9 @@ pub enum SaveError {
         /// The parry shape type.
         kind: String,
     },
+    /// The scene holds point or segment sets, which the format does not hold yet.
+    #[error("point and segment sets cannot be saved yet")]
+    PointsAndSegments,
 }
 
 const EMPTY: u32 = 0;
@@ -100,8 +103,12 @@ impl Scene {
     ///
     /// # Errors
     /// [`SaveError::UnsupportedShape`] for a shape other than a ball, cuboid, capsule,
-    /// cylinder, cone or half-space.
+    /// cylinder, cone or half-space; [`SaveError::PointsAndSegments`] for a scene with point
+    /// or segment sets.
     pub fn to_bytes(&self) -> Result<Vec<u8>, SaveError> {
+        if self.has_prims() {
+            return Err(SaveError::PointsAndSegments);
+        }
         let mut w = start();
         let free = self.free.len() as u32;
         w.u32(self.meshes.len() as u32);

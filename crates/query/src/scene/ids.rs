@@ -43,6 +43,9 @@ pub enum SceneError {
     /// The instance id does not belong to this scene, or was removed.
     #[error("unknown or removed instance {0:?}")]
     UnknownInstance(InstanceId),
+    /// The point or segment set id does not belong to this scene, or was removed.
+    #[error("unknown or removed point or segment set {0:?}")]
+    UnknownPrims(super::PrimId),
     /// A transform entry is NaN or infinite.
     #[error("transform entry ({row}, {column}) is not finite")]
     NonFiniteTransform {

@@ -53,6 +53,7 @@ mod marquee;
 mod nearest;
 mod pair;
 mod pick;
+mod prims;
 mod query;
 pub(crate) mod shape;
 mod shared;
@@ -79,6 +80,7 @@ pub use large::{RecentredMesh, SceneHit64};
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
+pub use prims::{PrimData, PrimId, ScenePrimPick};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
 pub use shared::{SharedScene, Snapshot};
 pub use solid::SceneSignedDistance;
@@ -131,6 +133,8 @@ pub struct Scene {
     moved_dirty: bool,
     /// Set once a query met the stale state and warned (reset by [`Scene::update`]).
     warned_stale: WarnedOnce,
+    /// Point and segment set instances ([`Scene::add_point_set`]).
+    pub(crate) prims: Vec<prims::PrimSlot>,
 }
 
 /// A flag for a warning given once; a clone starts unset.

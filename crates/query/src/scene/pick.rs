@@ -5,13 +5,16 @@ use std::ops::ControlFlow;
 use nalgebra::{Point3 as P3, Vector3 as V3};
 use raypick_primitives::{frustum_aabb, Aabb, Frustum, Plane, Point3, Ray, Real, Triangle, Unit};
 
+use super::prims::ScenePrimPick;
 use super::{Geometry, InstanceId, MeshId, Object, Scene, SceneHit, SceneQuery};
 use crate::camera::{Camera, ScreenRect, Viewport};
+use crate::points::PickConfig;
 
 /// Options of [`Scene::pick`].
 ///
 /// Defaults: the default [`SceneQuery`] (every layer, no filter, no culling, `t` from the
-/// near plane on), no snapping, snapping only to features visible from the camera.
+/// near plane on), no snapping, snapping only to features visible from the camera, points
+/// and segments picked within 5 pixels unless hidden.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PickOptions<'a> {
     /// Interval (along the camera ray, whose `t` is the world distance from the near plane),
@@ -23,6 +26,10 @@ pub struct PickOptions<'a> {
     /// false: a snap candidate must be visible, checked with an occlusion ray from the
     /// camera to just before it.
     pub snap_occluded: bool,
+    /// How point and segment sets ([`Scene::add_point_set`], [`Scene::add_segment_set`]) are
+    /// picked ([`Pick::prim`]): the tolerance in pixels (default 5; 0 turns it off) and
+    /// x-ray (default false: a point or segment hidden by a surface is passed over).
+    pub prims: PickConfig,
 }
 
 impl<'a> PickOptions<'a> {
@@ -131,6 +138,11 @@ pub struct Pick {
     pub vertex: Option<SnapVertex>,
     /// The nearest snap edge within the radius, if snapping is on and one is found.
     pub edge: Option<SnapEdge>,
+    /// The point or segment within [`PickOptions::prims`]' tolerance that no surface hides,
+    /// nearest the camera, if any. It wins over `hit`, the surface behind it (the rule CAD
+    /// users expect): a point or line within tolerance and not occluded is what the cursor
+    /// picks.
+    pub prim: Option<ScenePrimPick>,
 }
 
 /// A snap candidate: (screen distance^2, NDC depth, instance, mesh, vertex or edge, world
@@ -258,11 +270,17 @@ impl Scene {
             hit,
             vertex: None,
             edge: None,
+            prim: None,
         };
         if let Some(r) = options.snap_radius.filter(|r| *r > 0.0 && r.is_finite()) {
             self.snap(camera, viewport, x, y, r, options, &mut pick);
         }
-        Ok((pick.hit.is_some() || pick.vertex.is_some() || pick.edge.is_some()).then_some(pick))
+        if self.has_prims() && options.prims.radius_px > 0.0 {
+            let (cx, cy) = (f64::from(x), f64::from(y));
+            pick.prim = self.pick_prims(camera, viewport, cx, cy, &options.prims, &options.query);
+        }
+        let any = pick.hit.is_some() || pick.vertex.is_some() || pick.edge.is_some();
+        Ok((any || pick.prim.is_some()).then_some(pick))
     }
 
     #[allow(clippy::too_many_arguments)]
