@@ -128,11 +128,15 @@ fn scene_point_picks_match_a_world_space_brute_force() {
         match (got, want) {
             (None, None) => agree += 1,
             (Some(g), Some(w)) => {
-                assert_eq!((g.id, g.index), (ids[w.2], w.3), "cursor ({x}, {y})");
+                assert_eq!((g.id, g.pick.index), (ids[w.2], w.3), "cursor ({x}, {y})");
                 assert_eq!(g.user_data, 100 + w.2 as u64);
-                assert_eq!(g.kind, PickKind::Point);
+                assert_eq!(g.pick.kind, PickKind::Point);
                 let wp = world.iter().find(|e| e.0 == w.2 && e.1 == w.3).unwrap().2;
-                assert!((g.point - wp).norm() < 1e-5, "{:?} vs {wp:?}", g.point);
+                assert!(
+                    (g.pick.point - wp).norm() < 1e-5,
+                    "{:?} vs {wp:?}",
+                    g.pick.point
+                );
                 agree += 1;
                 found += 1;
             }
@@ -173,8 +177,11 @@ fn scene_pick_reports_the_prim_before_the_surface_behind_it() {
         .unwrap()
         .unwrap();
     let prim = pick.prim.expect("the segment in front");
-    assert_eq!((prim.id, prim.kind, prim.index), (id, PickKind::Segment, 0));
-    assert!((prim.u - 0.5).abs() < 0.01);
+    assert_eq!(
+        (prim.id, prim.pick.kind, prim.pick.index),
+        (id, PickKind::Segment, 0)
+    );
+    assert!((prim.pick.u - 0.5).abs() < 0.01);
     assert!(pick.hit.is_some(), "the quad behind is the surface hit");
     // The segment behind the quad is hidden, unless x-ray.
     let (bx, by, _) = cam.project_f64(&P3::new(-2.0, 1.0, 0.0), &VP).unwrap();
@@ -191,7 +198,7 @@ fn scene_pick_reports_the_prim_before_the_surface_behind_it() {
         .pick(&cam, &VP, bx as f32, by as f32, &xray)
         .unwrap()
         .unwrap();
-    assert_eq!(seen.prim.map(|p| p.index), Some(1));
+    assert_eq!(seen.prim.map(|p| p.pick.index), Some(1));
     // Masks, transforms, removal.
     scene.set_prims_mask(id, 2).unwrap();
     let masked = PickOptions::new().with_query(SceneQuery::default().with_mask(1));

@@ -14,7 +14,7 @@ use raypick_primitives::{Ray, Real};
 use super::transform::InstanceTransform;
 use super::{Scene, SceneError, SceneQuery};
 use crate::camera::{Camera, Viewport};
-use crate::points::{Occluder, PickConfig, PickKind, PointSet, SegmentSet};
+use crate::points::{Occluder, PickConfig, PointSet, PrimPick, SegmentSet};
 
 /// A point set or segment set placed in a [`Scene`] ([`Scene::add_point_set`],
 /// [`Scene::add_segment_set`]). Stale ids (removed) are unknown, as for instances.
@@ -55,23 +55,15 @@ pub(crate) struct PrimSlot {
     object: Option<PrimObject>,
 }
 
-/// A point or segment picked in a scene.
+/// A point or segment picked in a scene: which set instance, the pick (its point in world
+/// space), and the set's user data.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScenePrimPick {
-    /// The set.
+    /// The set instance.
     pub id: PrimId,
-    /// Point or segment.
-    pub kind: PickKind,
-    /// The point's or segment's index in its set.
-    pub index: u32,
-    /// Parameter along the segment from its first end (0 for points).
-    pub u: f64,
-    /// The picked world point, in f64.
-    pub point: P3<f64>,
-    /// Distance in pixels from the cursor to the point's projection.
-    pub pixel_distance: f64,
-    /// View-space depth of the point (distance along the view direction).
-    pub depth: f64,
+    /// Kind, index, parameter along a segment, the world point (f64), pixel distance and
+    /// view-space depth.
+    pub pick: PrimPick,
     /// The set's user data.
     pub user_data: u64,
 }
@@ -264,23 +256,18 @@ impl Scene {
                 PrimData::Points(s) => s.pick(&local, viewport, x, y, config, Some(&occluder)),
                 PrimData::Segments(s) => s.pick(&local, viewport, x, y, config, Some(&occluder)),
             };
-            let Some(h) = hit else { continue };
+            let Some(mut h) = hit else { continue };
+            h.point = o.transform.m64.transform_point(&h.point);
             let c = ScenePrimPick {
                 id: PrimId {
                     index: index as u32,
                     generation: slot.generation,
                 },
-                kind: h.kind,
-                index: h.index,
-                u: h.u,
-                point: o.transform.m64.transform_point(&h.point),
-                pixel_distance: h.pixel_distance,
-                depth: h.depth,
+                pick: h,
                 user_data: o.user_data,
             };
-            let better = best.as_ref().is_none_or(|b| {
-                (c.depth, c.pixel_distance, c.id) < (b.depth, b.pixel_distance, b.id)
-            });
+            let key = |p: &ScenePrimPick| (p.pick.depth, p.pick.pixel_distance, p.id);
+            let better = best.as_ref().is_none_or(|b| key(&c) < key(b));
             if better {
                 best = Some(c);
             }
