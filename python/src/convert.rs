@@ -116,22 +116,50 @@ pub fn points(v: &Floats<'_>, what: &str, strict: bool) -> Result<Vec<Point3<f32
         .collect()
 }
 
-/// Rays from `(..., 6)` rows or from origins and directions of the same shape. When
-/// `strict`, each ray must have a finite origin and a finite, non-zero direction (the error
-/// names the ray); otherwise such rays are passed on, and the queries report them as misses.
-pub fn rays(
+/// The scalar rays are read in: f32 (the queries' own) or f64 (the scene's f64 path).
+pub trait Coord: Copy + PartialEq + Default + std::fmt::Debug {
+    /// The rows of `v` in logical (C) order, in this type.
+    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[Self; K]>;
+    fn is_finite(self) -> bool;
+}
+
+impl Coord for f32 {
+    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f32; K]> {
+        v.rows()
+    }
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+impl Coord for f64 {
+    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f64; K]> {
+        v.rows64()
+    }
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+}
+
+/// One ray's origin and direction.
+pub type RayParts<C> = ([C; 3], [C; 3]);
+
+/// Ray origins and directions from `(..., 6)` rows or from origins and directions of the
+/// same shape, in `C`. When `strict`, each ray must have a finite origin and a finite,
+/// non-zero direction (the error names the ray); otherwise such rays are passed on, and the
+/// queries report them as misses.
+pub fn ray_parts<C: Coord>(
     origins: &Floats<'_>,
     directions: Option<&Floats<'_>>,
     strict: bool,
-) -> Result<Vec<Ray>, String> {
-    let pairs: Vec<([f32; 3], [f32; 3])> = match directions {
-        None => origins
-            .rows::<6>()
+) -> Result<Vec<RayParts<C>>, String> {
+    let pairs: Vec<RayParts<C>> = match directions {
+        None => C::rows::<6>(origins)
             .into_iter()
             .map(|r| ([r[0], r[1], r[2]], [r[3], r[4], r[5]]))
             .collect(),
         Some(d) => {
-            let (o, d) = (origins.rows::<3>(), d.rows::<3>());
+            let (o, d) = (C::rows::<3>(origins), C::rows::<3>(d));
             if o.len() != d.len() {
                 return Err(format!(
                     "{} ray origins but {} directions",
@@ -143,26 +171,31 @@ pub fn rays(
         }
     };
     if !strict {
-        return Ok(pairs
-            .into_iter()
-            .map(|(o, d)| Ray::new(Point3::from(o), Vector3::from(d)))
-            .collect());
+        return Ok(pairs);
     }
-    pairs
+    let finite = |v: &[C; 3]| v.iter().all(|x| x.is_finite());
+    for (i, (o, d)) in pairs.iter().enumerate() {
+        if !finite(o) {
+            return Err(format!("ray {i}: origin {o:?} is not finite"));
+        } else if !finite(d) {
+            return Err(format!("ray {i}: direction {d:?} is not finite"));
+        } else if d.iter().all(|&x| x == C::default()) {
+            return Err(format!("ray {i}: direction is zero"));
+        }
+    }
+    Ok(pairs)
+}
+
+/// [`ray_parts`] as f32 rays.
+pub fn rays(
+    origins: &Floats<'_>,
+    directions: Option<&Floats<'_>>,
+    strict: bool,
+) -> Result<Vec<Ray>, String> {
+    Ok(ray_parts::<f32>(origins, directions, strict)?
         .into_iter()
-        .enumerate()
-        .map(|(i, (o, d))| {
-            if !finite(&o) {
-                Err(format!("ray {i}: origin {o:?} is not finite"))
-            } else if !finite(&d) {
-                Err(format!("ray {i}: direction {d:?} is not finite"))
-            } else if d == [0.0; 3] {
-                Err(format!("ray {i}: direction is zero"))
-            } else {
-                Ok(Ray::new(Point3::from(o), Vector3::from(d)))
-            }
-        })
-        .collect()
+        .map(|(o, d)| Ray::new(Point3::from(o), Vector3::from(d)))
+        .collect())
 }
 
 /// A flat vector as a 1-D numpy array (no copy).

@@ -6,12 +6,13 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use raypick::primitives::Ray64;
-use raypick::query::scene::{SceneHit64, SceneQuery};
+use raypick::query::scene::SceneHit64;
 use raypick::query::Scene;
 
-use crate::convert::{arr1, arr2, Floats};
+use crate::convert::{arr1, arr2, ray_parts, Floats};
 use crate::pool;
 use crate::queries::{ray_args, Opts, INVALID};
+use crate::scene::scene_query;
 
 /// True when the ray arrays are float64 (origins, and directions when given).
 pub fn wants_f64(origins: &Bound<'_, PyAny>, directions: Option<&Bound<'_, PyAny>>) -> bool {
@@ -22,48 +23,12 @@ pub fn wants_f64(origins: &Bound<'_, PyAny>, directions: Option<&Bound<'_, PyAny
     is64(origins) && directions.is_none_or(is64)
 }
 
-/// The f64 rays, checked as `convert::rays` checks f32 ones.
+/// [`ray_parts`] as f64 rays.
 fn rays64(o: &Floats<'_>, d: Option<&Floats<'_>>, strict: bool) -> Result<Vec<Ray64>, String> {
-    let pairs: Vec<([f64; 3], [f64; 3])> = match d {
-        None => o
-            .rows64::<6>()
-            .into_iter()
-            .map(|r| ([r[0], r[1], r[2]], [r[3], r[4], r[5]]))
-            .collect(),
-        Some(d) => {
-            let (o, d) = (o.rows64::<3>(), d.rows64::<3>());
-            if o.len() != d.len() {
-                return Err(format!(
-                    "{} ray origins but {} directions",
-                    o.len(),
-                    d.len()
-                ));
-            }
-            o.into_iter().zip(d).collect()
-        }
-    };
-    let finite = |v: &[f64; 3]| v.iter().all(|x| x.is_finite());
-    pairs
+    Ok(ray_parts::<f64>(o, d, strict)?
         .into_iter()
-        .enumerate()
-        .map(|(i, (o, d))| {
-            if strict && !finite(&o) {
-                Err(format!("ray {i}: origin {o:?} is not finite"))
-            } else if strict && !finite(&d) {
-                Err(format!("ray {i}: direction {d:?} is not finite"))
-            } else if strict && d == [0.0; 3] {
-                Err(format!("ray {i}: direction is zero"))
-            } else {
-                Ok(Ray64::new(o.into(), d.into()))
-            }
-        })
-        .collect()
-}
-
-fn query(o: &Opts) -> SceneQuery<'static> {
-    SceneQuery::new(o.t_min, o.t_max)
-        .with_cull(o.cull)
-        .with_mask(o.mask)
+        .map(|(o, d)| Ray64::new(o.into(), d.into()))
+        .collect())
 }
 
 /// `Scene.closest_hit` for float64 rays: the columns of the f32 form, with `t` and `point`
@@ -82,7 +47,7 @@ pub fn closest_hit<'py>(
         let rays = rays64(&ov, dv.as_ref(), o.strict)?;
         let mut out = vec![None; rays.len()];
         scene
-            .closest_hit_batch_f64(&rays, &query(&o), &mut out)
+            .closest_hit_batch_f64(&rays, &scene_query(&o), &mut out)
             .map_err(|e| e.to_string())?;
         Ok(out)
     })?;
@@ -104,7 +69,7 @@ pub fn any_hit<'py>(
         let rays = rays64(&ov, dv.as_ref(), o.strict)?;
         let mut out = vec![false; rays.len()];
         scene
-            .any_hit_batch_f64(&rays, &query(&o), &mut out)
+            .any_hit_batch_f64(&rays, &scene_query(&o), &mut out)
             .map_err(|e| e.to_string())?;
         Ok(out)
     })?;
@@ -129,7 +94,7 @@ pub fn all_hits<'py>(
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let (hits, ray_index) = pool::run(py, threads, || {
         let rays = rays64(&ov, dv.as_ref(), o.strict)?;
-        let q = query(&o);
+        let q = scene_query(&o);
         let chunks: Vec<(Vec<Option<SceneHit64>>, Vec<u64>)> = rays
             .par_chunks(ALL_CHUNK)
             .enumerate()

@@ -38,7 +38,7 @@ pub struct PyScene {
     pub(crate) inner: RwLock<Inner>,
 }
 
-fn scene_query(o: &Opts) -> SceneQuery<'static> {
+pub(crate) fn scene_query(o: &Opts) -> SceneQuery<'static> {
     SceneQuery::new(o.t_min, o.t_max)
         .with_cull(o.cull)
         .with_mask(o.mask)
