@@ -39,7 +39,7 @@ impl Viewport {
     }
 
     /// Window pixel `(x, y)` to NDC `(x, y)` for the given y direction.
-    pub(super) fn window_to_ndc(self, x: f64, y: f64, y_down: bool) -> (f64, f64) {
+    pub(crate) fn window_to_ndc(self, x: f64, y: f64, y_down: bool) -> (f64, f64) {
         let nx = 2.0 * (x - f64::from(self.x)) / f64::from(self.width) - 1.0;
         let ny = 1.0 - 2.0 * (y - f64::from(self.y)) / f64::from(self.height);
         (nx, if y_down { -ny } else { ny })

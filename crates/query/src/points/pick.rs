@@ -85,6 +85,11 @@ pub(crate) struct Frame<'a> {
     r: f64,
     near: f64,
     depth_row: Vector4<f64>,
+    /// Clip-space half-spaces `plane · (p, 1) >= 0` that hold every candidate: the four
+    /// sides of the tolerance square around the cursor (padded by 1e-3 px, far beyond
+    /// rounding) and the near plane. A point in front of the camera projects inside the
+    /// square exactly when it is inside the four sides, so a box outside one holds nothing.
+    planes: [Vector4<f64>; 5],
 }
 
 impl<'a> Frame<'a> {
@@ -101,6 +106,23 @@ impl<'a> Frame<'a> {
         let depth_row = -camera.view_matrix().row(2).transpose();
         let (o, _) = camera.ray_from_pixel_f64(cx, cy, viewport)?;
         let near = depth_row.dot(&o.to_homogeneous());
+        let pad = r * (1.0 + 1e-6) + 1e-3;
+        let y_down = camera.convention().y_down;
+        let (ax, ay) = viewport.window_to_ndc(cx - pad, cy - pad, y_down);
+        let (bx, by) = viewport.window_to_ndc(cx + pad, cy + pad, y_down);
+        let vp = camera.view_projection();
+        let (row_x, row_y, row_w) = (
+            vp.row(0).transpose(),
+            vp.row(1).transpose(),
+            vp.row(3).transpose(),
+        );
+        let planes = [
+            row_x - row_w * ax.min(bx),
+            row_w * ax.max(bx) - row_x,
+            row_y - row_w * ay.min(by),
+            row_w * ay.max(by) - row_y,
+            depth_row - Vector4::new(0.0, 0.0, 0.0, near),
+        ];
         Some(Self {
             camera,
             viewport,
@@ -109,6 +131,7 @@ impl<'a> Frame<'a> {
             r,
             near,
             depth_row,
+            planes,
         })
     }
 
@@ -117,40 +140,27 @@ impl<'a> Frame<'a> {
     }
 
     /// A lower bound of the depth of anything within tolerance in the box, or `None` when
-    /// the box cannot hold anything within tolerance (conservative).
+    /// the box cannot hold anything within tolerance: it lies wholly outside one of the
+    /// planes of [`Frame::planes`] (conservative).
     fn box_bound(&self, b: &Aabb) -> Option<f64> {
-        let mut min_depth = f64::INFINITY;
-        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-        let mut all_near = true;
-        for i in 0..8 {
-            let p = P3::new(
-                f64::from(if i & 1 == 0 { b.min.x } else { b.max.x }),
-                f64::from(if i & 2 == 0 { b.min.y } else { b.max.y }),
-                f64::from(if i & 4 == 0 { b.min.z } else { b.max.z }),
-            );
-            let d = self.depth(&p);
-            min_depth = min_depth.min(d);
-            if d >= self.near {
-                all_near = false;
+        let lo = [f64::from(b.min.x), f64::from(b.min.y), f64::from(b.min.z)];
+        let hi = [f64::from(b.max.x), f64::from(b.max.y), f64::from(b.max.z)];
+        for p in &self.planes {
+            // The box corner farthest along the plane's normal.
+            let mut s = p.w;
+            for k in 0..3 {
+                s += (p[k] * lo[k]).max(p[k] * hi[k]);
             }
-            match self.camera.project_f64(&p, self.viewport) {
-                Some((x, y, _)) => {
-                    x0 = x0.min(x);
-                    y0 = y0.min(y);
-                    x1 = x1.max(x);
-                    y1 = y1.max(y);
-                }
-                // Behind the camera plane: keep the box.
-                None => return Some(self.near),
+            if s < 0.0 {
+                return None;
             }
         }
-        if all_near {
-            return None;
+        let r = &self.depth_row;
+        let mut d = r.w;
+        for k in 0..3 {
+            d += (r[k] * lo[k]).min(r[k] * hi[k]);
         }
-        let dx = (x0 - self.cx).max(self.cx - x1).max(0.0);
-        let dy = (y0 - self.cy).max(self.cy - y1).max(0.0);
-        (dx * dx + dy * dy <= self.r * self.r * (1.0 + 1e-9) + 1e-9)
-            .then_some(min_depth.max(self.near))
+        Some(d.max(self.near))
     }
 
     /// Best-first over the tree by depth bound: the nearest candidate that is not
