@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use raypick_primitives::Aabb;
 
-pub use config::{BuildConfig, OptimizeConfig, MAX_BINS, MAX_DEPTH};
+pub use config::{BuildConfig, BuildStrategy, OptimizeConfig, MAX_BINS, MAX_DEPTH};
 pub use error::{BuildError, ValidationError};
 pub use node::Node;
 pub use optimize::OptimizeReport;
@@ -96,7 +96,7 @@ pub struct BuildReport {
     pub prim_count: usize,
     /// Checking the input boxes.
     pub check_time: Duration,
-    /// Binned SAH build (including the flattening of parallel parts).
+    /// The build proper: binned SAH (including the flattening of parallel parts) or Morton.
     pub build_time: Duration,
     /// The optimizer's report, when it ran.
     pub optimize: Option<OptimizeReport>,
@@ -167,7 +167,10 @@ impl Bvh {
             total: n,
             step: (n / 100).max(1),
         };
-        let (nodes, prim_indices, depth) = build::build_nodes(boxes, cfg, &progress);
+        let (nodes, prim_indices, depth) = match cfg.strategy {
+            BuildStrategy::BinnedSah => build::build_nodes(boxes, cfg, &progress),
+            BuildStrategy::Morton => build::morton::build_nodes(boxes, cfg, &progress),
+        };
         let mut bvh = Bvh {
             nodes,
             prim_indices,

@@ -12,7 +12,7 @@ use raypick_primitives::{Aabb, Point3};
 /// The box is closed (`min` to `max` inclusive) and, in a valid tree, finite with
 /// `min <= max` on every axis.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Node {
     /// The smallest corner of the node's box.
     pub min: [f32; 3],

@@ -328,8 +328,8 @@ fn oracle_on_every_simd_path() {
     rerun_on_every_simd_path("oracle_", "oracle_on_every_simd_path", 7);
 }
 
-/// The tests above build with the default preset; this one reruns them with `fast` and
-/// `high_quality` (`RAYPICK_TEST_PRESET`).
+/// The tests above build with the default preset; this one reruns them with `fast`,
+/// `high_quality` and `morton` (`RAYPICK_TEST_PRESET`).
 #[test]
 fn oracle_on_every_preset() {
     rerun_on_every_preset("oracle_", "oracle_on_every_preset", 7);

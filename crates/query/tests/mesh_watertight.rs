@@ -315,8 +315,8 @@ fn watertight_on_every_simd_path() {
     rerun_on_every_simd_path("watertight_", "watertight_on_every_simd_path", 6);
 }
 
-/// The tests above build with the default preset; this one reruns them with `fast` and
-/// `high_quality` (`RAYPICK_TEST_PRESET`).
+/// The tests above build with the default preset; this one reruns them with `fast`,
+/// `high_quality` and `morton` (`RAYPICK_TEST_PRESET`).
 #[test]
 fn watertight_on_every_preset() {
     rerun_on_every_preset("watertight_", "watertight_on_every_preset", 6);

@@ -245,7 +245,7 @@ pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
 }
 
 /// Reruns this test binary's tests matching `filter` (all but `caller`) in child processes
-/// whose meshes are built with the `fast` and the `high_quality` presets
+/// whose meshes are built with the `fast`, `high_quality` and `morton` presets
 /// (`RAYPICK_TEST_PRESET`, read by the tests' mesh builders), and checks that `expected`
 /// tests passed in each. Returns at once in a child.
 #[allow(clippy::missing_panics_doc)]
@@ -255,7 +255,7 @@ pub fn rerun_on_every_preset(filter: &str, caller: &str, expected: usize) {
     }
     rerun_with(
         "RAYPICK_TEST_PRESET",
-        &["fast", "high_quality"],
+        &["fast", "high_quality", "morton"],
         filter,
         caller,
         expected,

@@ -16,6 +16,7 @@ use raypick_primitives::Aabb;
 #[cfg(target_arch = "x86_64")]
 mod bin_x86;
 mod binned;
+pub(crate) mod morton;
 mod prim;
 mod small;
 

@@ -15,6 +15,15 @@ pub fn presets() -> Vec<(&'static str, BuildConfig)> {
         ("fast", BuildConfig::fast()),
         ("balanced", BuildConfig::balanced()),
         ("high_quality", BuildConfig::high_quality()),
+        ("morton", BuildConfig::morton()),
+        (
+            "morton_leaf1_depth5",
+            BuildConfig {
+                max_leaf_size: 1,
+                max_depth: 5,
+                ..BuildConfig::morton()
+            },
+        ),
         (
             "tiny_depth",
             BuildConfig {

@@ -22,11 +22,12 @@ pub fn how(path: SimdPath, ordered: bool) -> RayTraversal {
     h.on(path)
 }
 
-pub fn presets() -> [(&'static str, BuildConfig); 3] {
+pub fn presets() -> [(&'static str, BuildConfig); 4] {
     [
         ("fast", BuildConfig::fast()),
         ("balanced", BuildConfig::balanced()),
         ("high_quality", BuildConfig::high_quality()),
+        ("morton", BuildConfig::morton()),
     ]
 }
 

@@ -71,7 +71,7 @@ fn build(boxes: &[Aabb]) -> Result<Bvh, PointsError> {
     if boxes.is_empty() {
         return Ok(Bvh::default());
     }
-    Bvh::build(boxes, &BuildConfig::balanced()).map_err(|e| PointsError::Bvh(e.to_string()))
+    Bvh::build(boxes, &BuildConfig::morton()).map_err(|e| PointsError::Bvh(e.to_string()))
 }
 
 /// A point cloud with its BVH. An empty set is valid and never hit.

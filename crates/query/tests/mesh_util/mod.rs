@@ -8,12 +8,13 @@ use raypick_primitives::{Aabb, Point3, Ray, Vector3};
 
 pub use raypick_test_support::{long, scale, Rng};
 
-/// The build preset the tests' meshes use: `RAYPICK_TEST_PRESET` (`fast`, `balanced` or
-/// `high_quality`; default `balanced`), set by [`rerun_on_every_preset`].
+/// The build preset the tests' meshes use: `RAYPICK_TEST_PRESET` (`fast`, `balanced`,
+/// `high_quality` or `morton`; default `balanced`), set by [`rerun_on_every_preset`].
 pub fn preset() -> raypick_bvh::BuildConfig {
     match std::env::var("RAYPICK_TEST_PRESET").as_deref() {
         Ok("fast") => raypick_bvh::BuildConfig::fast(),
         Ok("high_quality") => raypick_bvh::BuildConfig::high_quality(),
+        Ok("morton") => raypick_bvh::BuildConfig::morton(),
         Ok("balanced") | Err(_) => raypick_bvh::BuildConfig::balanced(),
         Ok(other) => panic!("RAYPICK_TEST_PRESET={other}: not a preset"),
     }
