@@ -38,7 +38,8 @@ pub use raypick_query::camera::{
 pub use raypick_query::scene::SharedShape;
 pub use raypick_query::scene::{
     HitGeometry, InstanceId, MeshId, Pick, PickError, PickOptions, PrimId, SceneError, SceneHit,
-    ScenePrimPick, SceneQuery, SelectMode, SelectOptions, Selection, SharedScene, Snapshot,
+    ScenePrimNear, ScenePrimNearest, ScenePrimPick, SceneQuery, SelectMode, SelectOptions,
+    SelectedPrims, Selection, SharedScene, Snapshot,
 };
 pub use raypick_query::{
     GridConfig, Hit, Mesh, MeshDistance, MeshError, NearestPoint, RayQuery, Scene, SignedDistance,

@@ -66,3 +66,11 @@ mod shared_scene;
 fn shared_scene_example_runs() {
     shared_scene::run().unwrap();
 }
+
+#[path = "../examples/scene_points.rs"]
+mod scene_points;
+
+#[test]
+fn scene_points_example_runs() {
+    scene_points::main().unwrap();
+}

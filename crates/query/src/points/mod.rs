@@ -22,7 +22,7 @@
 //! ```
 
 mod marquee;
-mod nearest;
+pub(crate) mod nearest;
 pub mod pick;
 pub mod ray;
 

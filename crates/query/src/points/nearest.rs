@@ -21,36 +21,62 @@ pub struct NearestPrim {
     pub distance: f64,
 }
 
-fn box_dist2(b: &Aabb, q: &Point3<Real>) -> Real {
-    // Rounded down a little so that the f32 bound never prunes the exact answer.
-    (b.closest_point(q) - q).norm_squared() * (1.0 - 1e-5)
+/// The point of segment `a..b` nearest `q`, with its parameter (0 at `a`; a degenerate
+/// segment is its one point).
+pub(crate) fn closest_on_segment(q: &P3<f64>, a: &P3<f64>, b: &P3<f64>) -> (f64, P3<f64>) {
+    let e = b - a;
+    let ee = e.norm_squared();
+    let u = if ee > 0.0 {
+        ((q - a).dot(&e) / ee).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (u, a + e * u)
 }
 
-fn search<C>(bvh: &raypick_bvh::Bvh, q: &Point3<Real>, max: f64, cand: C) -> Option<NearestPrim>
+/// The distance from `q` to the box, in f64, rounded down a little so that the f32 bound
+/// never prunes the exact answer.
+fn box_dist(b: &Aabb, q: &P3<f64>) -> Real {
+    let mut d2 = 0.0;
+    for k in 0..3 {
+        let c = q[k].clamp(f64::from(b.min[k]), f64::from(b.max[k]));
+        d2 += (q[k] - c) * (q[k] - c);
+    }
+    (d2.sqrt() * (1.0 - 1e-6)) as Real
+}
+
+/// The nearest candidate to `q` (in the tree's frame) by `cand(index)`, within `max`.
+///
+/// `cand` may measure in another frame than the tree's (a scene instance's world), where
+/// distances are at least `1 / k` times the tree frame's: `k` is 1 in the tree's own frame,
+/// and the inverse of the smallest scale of the instance's transform otherwise.
+pub(crate) fn search<C>(
+    bvh: &raypick_bvh::Bvh,
+    q: &P3<f64>,
+    max: f64,
+    k: f64,
+    cand: C,
+) -> Option<NearestPrim>
 where
     C: Fn(u32) -> NearestPrim,
 {
-    if !q.iter().all(|c| c.is_finite()) || max.is_nan() {
+    if !q.iter().all(|c| c.is_finite()) || max.is_nan() || k.is_nan() || k <= 0.0 {
         return None;
     }
     let idx = bvh.prim_indices();
     let mut best: Option<NearestPrim> = None;
-    let lim = (max * max) as Real;
+    let bound = |d: f64| (k * d * (1.0 + 1e-6) + 1e-30) as Real;
     bvh.traverse_best_first(
-        if lim.is_finite() {
-            lim * 1.00001
-        } else {
-            Real::INFINITY
-        },
-        |b| box_dist2(b, q),
-        |range, bound| {
+        bound(max),
+        |b| box_dist(b, q),
+        |range, limit| {
             for pos in range {
                 let c = cand(idx[pos]);
                 let better = best
                     .as_ref()
                     .is_none_or(|b| (c.distance, c.index) < (b.distance, b.index));
                 if c.distance <= max && better {
-                    *bound = ((c.distance * c.distance) * (1.0 + 1e-6) + 1e-12) as Real;
+                    *limit = bound(c.distance);
                     best = Some(c);
                 }
             }
@@ -66,7 +92,7 @@ impl PointSet {
     #[must_use]
     pub fn nearest_point(&self, q: Point3<Real>, max_distance: f64) -> Option<NearestPrim> {
         let q64 = q.cast::<f64>();
-        search(&self.bvh, &q, max_distance, |i| {
+        search(&self.bvh, &q64, max_distance, 1.0, |i| {
             let p = self.points[i as usize].cast::<f64>();
             NearestPrim {
                 index: i,
@@ -84,18 +110,11 @@ impl SegmentSet {
     #[must_use]
     pub fn nearest_point(&self, q: Point3<Real>, max_distance: f64) -> Option<NearestPrim> {
         let q64 = q.cast::<f64>();
-        search(&self.bvh, &q, max_distance, |i| {
+        search(&self.bvh, &q64, max_distance, 1.0, |i| {
             let s = self.segments[i as usize];
             let a = self.points[s[0] as usize].cast::<f64>();
             let b = self.points[s[1] as usize].cast::<f64>();
-            let e = b - a;
-            let ee = e.norm_squared();
-            let u = if ee > 0.0 {
-                ((q64 - a).dot(&e) / ee).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let p = a + e * u;
+            let (u, p) = closest_on_segment(&q64, &a, &b);
             NearestPrim {
                 index: i,
                 u,

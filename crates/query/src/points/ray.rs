@@ -47,6 +47,31 @@ fn box_near_ray(b: &Aabb, o: &P3<f64>, d: &V3<f64>, radius: f64) -> bool {
     t0 <= t1 * (1.0 + 1e-9) + 1e-9
 }
 
+/// Calls `each(index)` for every primitive of `bvh` whose box, grown by `radius`, the ray
+/// `o + t d` (t >= 0) passes through; nothing for a NaN or negative radius or a non-finite
+/// ray.
+pub(crate) fn near_ray_candidates(
+    bvh: &raypick_bvh::Bvh,
+    o: &P3<f64>,
+    d: &V3<f64>,
+    radius: f64,
+    mut each: impl FnMut(u32),
+) {
+    if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
+        return;
+    }
+    let idx = bvh.prim_indices();
+    bvh.traverse_where(
+        |b| box_near_ray(b, o, d, radius),
+        |range| {
+            for &index in &idx[range] {
+                each(index);
+            }
+            ControlFlow::Continue(())
+        },
+    );
+}
+
 /// Every primitive of `bvh` within `radius` of the ray, by `approach(primitive)` (its ray
 /// parameter, parameter along itself and distance), sorted by ray parameter then index.
 fn within_ray(
@@ -57,27 +82,17 @@ fn within_ray(
 ) -> Vec<RayNear> {
     let (o, d) = ray64(ray);
     let mut out = Vec::new();
-    if radius.is_nan() || radius < 0.0 || !o.iter().chain(d.iter()).all(|c| c.is_finite()) {
-        return out;
-    }
-    let idx = bvh.prim_indices();
-    bvh.traverse_where(
-        |b| box_near_ray(b, &o, &d, radius),
-        |range| {
-            for &index in &idx[range] {
-                let (t, u, distance) = approach(&o, &d, index);
-                if distance <= radius {
-                    out.push(RayNear {
-                        index,
-                        t,
-                        u,
-                        distance,
-                    });
-                }
-            }
-            ControlFlow::Continue(())
-        },
-    );
+    near_ray_candidates(bvh, &o, &d, radius, |index| {
+        let (t, u, distance) = approach(&o, &d, index);
+        if distance <= radius {
+            out.push(RayNear {
+                index,
+                t,
+                u,
+                distance,
+            });
+        }
+    });
     out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.index.cmp(&b.index)));
     out
 }

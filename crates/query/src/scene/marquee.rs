@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use raypick_primitives::{frustum_aabb, Classification, Frustum, Real};
 
 use super::pick::frustum_to_object;
-use super::{Geometry, InstanceId, Object, Scene, SceneQuery};
+use super::{Geometry, InstanceId, Object, Scene, SceneQuery, SelectedPrims};
 use crate::camera::{Camera, ScreenRect, Viewport};
 
 /// Which objects and triangles a marquee selects.
@@ -40,12 +40,15 @@ impl Default for VisibleSampling {
 }
 
 /// Options of [`Scene::select_rect`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct SelectOptions<'a> {
     /// Inside or intersecting. Default [`SelectMode::Inside`].
     pub mode: SelectMode,
     /// Also list the selected triangles of mesh instances. Default false.
     pub triangles: bool,
+    /// Also select the points and segments of point and segment set instances
+    /// ([`Selection::prims`]). Default true.
+    pub prims: bool,
     /// Keep only what at least one sample ray reaches first. Default `None` (off).
     pub visible_only: Option<VisibleSampling>,
     /// Mask and filter of the objects considered (interval and culling apply to the
@@ -53,12 +56,30 @@ pub struct SelectOptions<'a> {
     pub query: SceneQuery<'a>,
 }
 
+impl Default for SelectOptions<'_> {
+    fn default() -> Self {
+        Self {
+            mode: SelectMode::Inside,
+            triangles: false,
+            prims: true,
+            visible_only: None,
+            query: SceneQuery::default(),
+        }
+    }
+}
+
 impl<'a> SelectOptions<'a> {
-    /// The defaults: whole objects inside the rectangle, no triangles, no visibility test,
-    /// the default [`SceneQuery`].
+    /// The defaults: whole objects inside the rectangle, no triangles, points and segments,
+    /// no visibility test, the default [`SceneQuery`].
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// These options selecting points and segments (`true`) or not.
+    #[must_use]
+    pub fn with_prims(self, prims: bool) -> Self {
+        Self { prims, ..self }
     }
 
     /// These options with selection mode `mode`.
@@ -114,6 +135,9 @@ pub struct Selection {
     /// With [`SelectOptions::triangles`]: every mesh instance with at least one triangle
     /// matching the mode (also those not matching as a whole), in id order.
     pub triangles: Vec<Selected>,
+    /// With [`SelectOptions::prims`]: every point or segment set instance with at least one
+    /// point or segment selected, in id order.
+    pub prims: Vec<SelectedPrims>,
 }
 
 impl Scene {
@@ -130,6 +154,12 @@ impl Scene {
     ///   as a convex polyhedron.
     /// - With [`SelectOptions::visible_only`], only objects and triangles that some sample
     ///   ray reaches first are kept (see [`VisibleSampling`]).
+    /// - With [`SelectOptions::prims`], the points whose projection lies in the rectangle
+    ///   (between the near and far planes) and the segments inside or crossing it, by mode,
+    ///   are listed per set instance (the mask applies, the filter does not). With
+    ///   `visible_only` they are tested one by one: a point is kept when no surface lies in
+    ///   front of it on the ray through its pixel, a segment when one of 16 samples along
+    ///   its part inside the rectangle is.
     ///
     /// An invalid rectangle or viewport selects nothing.
     #[must_use]
@@ -144,6 +174,16 @@ impl Scene {
         let Some(frustum) = camera.rect_frustum(rect, viewport) else {
             return out;
         };
+        if options.prims {
+            out.prims = self.select_prims(
+                camera,
+                viewport,
+                rect,
+                options.mode,
+                options.visible_only.is_some(),
+                &options.query,
+            );
+        }
         let mut found: Vec<(InstanceId, bool, Vec<u32>)> = Vec::new();
         self.visit_frustum_meshes(&frustum, &options.query, |slot, obj| {
             let id = self.id_of(slot);

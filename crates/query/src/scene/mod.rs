@@ -54,6 +54,7 @@ mod nearest;
 mod pair;
 mod pick;
 mod prims;
+mod prims_space;
 mod query;
 pub(crate) mod shape;
 mod shared;
@@ -81,6 +82,7 @@ pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSamplin
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};
 pub use prims::{PrimData, PrimId, ScenePrimPick};
+pub use prims_space::{ScenePrimNear, ScenePrimNearest, SelectedPrims};
 pub use query::{Filter, HitGeometry, SceneHit, SceneQuery};
 pub use shared::{SharedScene, Snapshot};
 pub use solid::SceneSignedDistance;

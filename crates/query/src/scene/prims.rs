@@ -43,10 +43,10 @@ pub enum PrimData {
 
 #[derive(Clone)]
 pub(crate) struct PrimObject {
-    data: PrimData,
-    transform: InstanceTransform,
-    mask: u32,
-    user_data: u64,
+    pub(super) data: PrimData,
+    pub(super) transform: InstanceTransform,
+    pub(super) mask: u32,
+    pub(super) user_data: u64,
 }
 
 #[derive(Clone, Default)]
@@ -70,10 +70,10 @@ pub struct ScenePrimPick {
 
 /// The scene's surfaces seen from an instance's frame: a ray in that frame, moved to the
 /// world (its `t` unchanged by the affine map), blocked by whatever `query` accepts.
-struct PlacedOccluder<'a> {
-    scene: &'a Scene,
-    transform: &'a InstanceTransform,
-    query: SceneQuery<'a>,
+pub(super) struct PlacedOccluder<'a> {
+    pub(super) scene: &'a Scene,
+    pub(super) transform: &'a InstanceTransform,
+    pub(super) query: SceneQuery<'a>,
 }
 
 impl Occluder for PlacedOccluder<'_> {
@@ -208,10 +208,37 @@ impl Scene {
         Ok(())
     }
 
+    /// The user data of a point or segment set instance; `None` for an unknown id.
+    #[must_use]
+    pub fn prims_user_data(&self, id: PrimId) -> Option<u64> {
+        self.prim(id).map(|o| o.user_data)
+    }
+
     /// The data and the object-to-world matrix of a point or segment set instance.
     #[must_use]
     pub fn prims(&self, id: PrimId) -> Option<(&PrimData, Matrix4<Real>)> {
         self.prim(id).map(|o| (&o.data, o.transform.matrix()))
+    }
+
+    /// The live point and segment set instances whose mask meets `mask`, in id order.
+    pub(super) fn prim_objects(&self, mask: u32) -> impl Iterator<Item = (PrimId, &PrimObject)> {
+        self.prims
+            .iter()
+            .enumerate()
+            .filter_map(move |(index, slot)| {
+                let o = slot.object.as_ref().filter(|o| o.mask & mask != 0)?;
+                let id = PrimId {
+                    index: index as u32,
+                    generation: slot.generation,
+                };
+                Some((id, o))
+            })
+    }
+
+    /// The camera seen from an instance's frame: world-to-view after object-to-world.
+    pub(super) fn local_camera(camera: &Camera, o: &PrimObject) -> Option<Camera> {
+        let view = camera.view_matrix() * o.transform.m64;
+        Camera::from_matrices_f64(&view, &camera.projection_matrix(), camera.convention()).ok()
     }
 
     /// True when the scene holds point or segment sets (which `to_bytes` cannot save yet).
@@ -235,16 +262,8 @@ impl Scene {
         query: &SceneQuery<'_>,
     ) -> Option<ScenePrimPick> {
         let mut best: Option<ScenePrimPick> = None;
-        for (index, slot) in self.prims.iter().enumerate() {
-            let Some(o) = &slot.object else { continue };
-            if o.mask & query.mask == 0 {
-                continue;
-            }
-            // The camera seen from the instance's frame: world-to-view after object-to-world.
-            let view = camera.view_matrix() * o.transform.m64;
-            let Ok(local) =
-                Camera::from_matrices_f64(&view, &camera.projection_matrix(), camera.convention())
-            else {
+        for (id, o) in self.prim_objects(query.mask) {
+            let Some(local) = Self::local_camera(camera, o) else {
                 continue;
             };
             let occluder = PlacedOccluder {
@@ -259,10 +278,7 @@ impl Scene {
             let Some(mut h) = hit else { continue };
             h.point = o.transform.m64.transform_point(&h.point);
             let c = ScenePrimPick {
-                id: PrimId {
-                    index: index as u32,
-                    generation: slot.generation,
-                },
+                id,
                 pick: h,
                 user_data: o.user_data,
             };
