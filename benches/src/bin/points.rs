@@ -3,7 +3,14 @@
 //!
 //! ```text
 //! cargo run --release -p raypick-benches --bin points
+//! cargo run --release -p raypick-benches --bin points -- --export DIR
 //! ```
+//!
+//! With `--export DIR` it also writes the cloud (`points.f32`: x, y, z per point) and the
+//! cursor rays (`rays.f32`: origin and unit direction per cursor, from the camera's near
+//! plane) as little-endian f32, and `meta.json` with the world radius that 5 px spans at
+//! the cloud's centre, for `scripts/points_three.sh` (three-mesh-bvh's `PointsBVH` on the
+//! same data), and times raypick's world-space form of that query (`nearest_along_ray`).
 
 use std::time::Instant;
 
@@ -30,7 +37,17 @@ fn stats(mut us: Vec<f64>) -> (f64, f64) {
     (us[us.len() / 2], us[us.len() * 99 / 100])
 }
 
+fn write_f32(path: &std::path::Path, values: impl Iterator<Item = f32>) {
+    let bytes: Vec<u8> = values.flat_map(f32::to_le_bytes).collect();
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let export = args
+        .iter()
+        .position(|a| a == "--export")
+        .map(|i| std::path::PathBuf::from(args.get(i + 1).expect("--export DIR")));
     let n = 1_000_000;
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pts: Vec<Point3<f32>> = (0..n)
@@ -112,9 +129,53 @@ fn main() {
     }
     let (bm, _) = stats(brute);
 
+    // The world-space form: the point nearest along the cursor's ray within the radius 5 px
+    // spans at the cloud's centre (a cylinder, where the pixel pick is a cone).
+    let eye = Point3::new(0.5f32, 0.8, 4.0);
+    let radius = 5.0 * 2.0 * f64::from(eye.coords.norm()) * (22.5f64.to_radians()).tan() / 1080.0;
+    let rays: Vec<raypick_primitives::Ray> = cursors
+        .iter()
+        .map(|&(x, y)| {
+            camera
+                .ray_from_pixel(x as f32, y as f32, &vp)
+                .expect("a ray")
+        })
+        .collect();
+    let mut us = Vec::new();
+    let mut world_hits = 0;
+    for ray in &rays {
+        let t = Instant::now();
+        world_hits +=
+            usize::from(std::hint::black_box(cloud.nearest_along_ray(ray, radius)).is_some());
+        us.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let (wm, w99) = stats(us);
+    if let Some(dir) = &export {
+        std::fs::create_dir_all(dir).expect("create the export directory");
+        write_f32(
+            &dir.join("points.f32"),
+            pts.iter().flat_map(|p| [p.x, p.y, p.z]),
+        );
+        write_f32(
+            &dir.join("rays.f32"),
+            rays.iter().flat_map(|r| {
+                let d = r.dir.normalize();
+                [r.origin.x, r.origin.y, r.origin.z, d.x, d.y, d.z]
+            }),
+        );
+        std::fs::write(
+            dir.join("meta.json"),
+            serde_json::json!({"points": n, "rays": rays.len(), "radius": radius}).to_string(),
+        )
+        .expect("write meta.json");
+    }
+
     println!(
         "{}",
         serde_json::json!({
+            "world_radius": radius,
+            "nearest_along_ray_median_us": wm, "nearest_along_ray_p99_us": w99,
+            "nearest_along_ray_hits": world_hits,
             "points": n,
             "build_points_s": build_points,
             "build_segments_s": build_segments,

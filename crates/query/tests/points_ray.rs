@@ -46,9 +46,11 @@ fn points_within_ray_match_brute_force() {
             .collect();
         assert_eq!(ids(&got), want);
         found += want.len();
-        if let Some(n) = set.nearest_along_ray(&Ray::new(o, d), r) {
-            assert!(got.iter().all(|g| g.t >= n.t));
-        }
+        // Best-first, the same as the first of the sorted list (or nothing).
+        assert_eq!(
+            set.nearest_along_ray(&Ray::new(o, d), r).as_ref(),
+            got.first()
+        );
     }
     assert!(found > 100, "{found}");
 }
@@ -103,6 +105,10 @@ fn segments_within_ray_match_brute_force() {
             })
             .collect();
         assert_eq!(ids(&got), want);
+        assert_eq!(
+            set.nearest_along_ray(&Ray::new(o, d), 0.05).as_ref(),
+            got.first()
+        );
     }
 }
 

@@ -13,6 +13,7 @@ use raypick_primitives::{Point3, Ray, Real};
 use super::prims::{PlacedOccluder, PrimData, PrimId, PrimObject};
 use super::{Scene, SceneQuery, SelectMode};
 use crate::camera::{Camera, ScreenRect, Viewport};
+use crate::points::ray::{near_ray_candidates, nearest_along};
 use crate::points::{NearestPrim, PickKind, RayNear};
 
 /// A point or segment near a ray, in a scene ([`Scene::prims_within_ray`]).
@@ -107,14 +108,14 @@ impl Scene {
             };
             match &obj.data {
                 PrimData::Points(s) => {
-                    crate::points::ray::near_ray_candidates(&s.bvh, &lo, &ld, r, |i| {
+                    near_ray_candidates(&s.bvh, &lo, &ld, r, |i| {
                         let p = m.transform_point(&s.points[i as usize].cast());
                         let (t, dist) = closest_ray_point(&o, &d, &p);
                         push(i, (t, 0.0, dist));
                     });
                 }
                 PrimData::Segments(s) => {
-                    crate::points::ray::near_ray_candidates(&s.bvh, &lo, &ld, r, |i| {
+                    near_ray_candidates(&s.bvh, &lo, &ld, r, |i| {
                         let [a, b] = s.segments[i as usize];
                         let a = m.transform_point(&s.points[a as usize].cast());
                         let b = m.transform_point(&s.points[b as usize].cast());
@@ -134,7 +135,8 @@ impl Scene {
     }
 
     /// The point or segment within `radius` of the ray with the smallest `t` (the first of
-    /// [`Scene::prims_within_ray`]).
+    /// [`Scene::prims_within_ray`]), found best-first in each instance without collecting
+    /// the others.
     #[must_use]
     pub fn nearest_prim_along_ray(
         &self,
@@ -142,7 +144,38 @@ impl Scene {
         radius: f64,
         query: &SceneQuery<'_>,
     ) -> Option<ScenePrimNear> {
-        self.prims_within_ray(ray, radius, query).into_iter().next()
+        let (o, d): (P3<f64>, V3<f64>) = (ray.origin.cast(), ray.dir.cast());
+        let mut best: Option<ScenePrimNear> = None;
+        for (id, obj) in self.prim_objects(query.mask) {
+            let m = &obj.transform.m64;
+            let lo = obj.transform.inv64.transform_point(&o);
+            let ld = obj.transform.inv64.transform_vector(&d);
+            let r = widen(obj, radius);
+            let found = match &obj.data {
+                PrimData::Points(s) => nearest_along(&s.bvh, &lo, &ld, r, radius, |i| {
+                    let p = m.transform_point(&s.points[i as usize].cast());
+                    let (t, dist) = closest_ray_point(&o, &d, &p);
+                    (t, 0.0, dist)
+                }),
+                PrimData::Segments(s) => nearest_along(&s.bvh, &lo, &ld, r, radius, |i| {
+                    let [a, b] = s.segments[i as usize];
+                    let a = m.transform_point(&s.points[a as usize].cast());
+                    let b = m.transform_point(&s.points[b as usize].cast());
+                    closest_ray_segment(&o, &d, &a, &b)
+                }),
+            };
+            let Some(near) = found else { continue };
+            // Instances come in id order: a tie in t keeps the earlier one.
+            if best.is_none_or(|b| near.t < b.near.t) {
+                best = Some(ScenePrimNear {
+                    id,
+                    kind: kind(&obj.data),
+                    near,
+                    user_data: obj.user_data,
+                });
+            }
+        }
+        best
     }
 
     /// The point of a point set or segment set nearest `q` (world space) within
