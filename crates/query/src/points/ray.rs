@@ -72,7 +72,7 @@ pub(crate) fn nearest_along(
     radius: f64,
     approach: impl Fn(u32) -> (f64, f64, f64),
 ) -> Option<RayNear> {
-    if !valid(o, d, local_radius) || !(radius >= 0.0) {
+    if !valid(o, d, local_radius) || radius.is_nan() || radius < 0.0 {
         return None;
     }
     let idx = bvh.prim_indices();
