@@ -3,46 +3,17 @@
 //! occlusion by a brute-force ray test over the occluder's triangles. Cases within rounding
 //! of the rectangle's edges are counted apart, not as agreement.
 
+mod prims_util;
+
 use nalgebra::{Point3 as P3, Vector3 as V3};
+use prims_util::{in_rect, VP};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::{Point3, Vector3};
-use raypick_query::camera::{Camera, ClipConvention, Projection, ScreenRect, Viewport};
+use raypick_query::camera::{Camera, ScreenRect};
 use raypick_query::points::{PointSet, SegmentSet};
 use raypick_query::scene::SelectMode;
 use raypick_query::Mesh;
-
-const VP: Viewport = Viewport::new(640.0, 480.0);
-
-fn camera() -> Camera {
-    Camera::look_at(
-        Point3::new(1.0, 2.0, 12.0),
-        Point3::origin(),
-        Vector3::y(),
-        Projection::perspective(50f32.to_radians(), 640.0 / 480.0, 0.5, 100.0),
-        ClipConvention::OPENGL,
-    )
-    .unwrap()
-}
-
-/// Where `p` projects: `Some(in, margin)` with the distance in pixels to the rectangle's
-/// nearest edge; `None` behind the camera.
-fn in_rect(cam: &Camera, r: &ScreenRect, p: &P3<f64>) -> Option<(bool, f64)> {
-    let (x, y, _) = cam.project_f64(p, &VP)?;
-    let (x0, y0, x1, y1) = (
-        f64::from(r.min[0]),
-        f64::from(r.min[1]),
-        f64::from(r.max[0]),
-        f64::from(r.max[1]),
-    );
-    let inside = x >= x0 && x <= x1 && y >= y0 && y <= y1;
-    let margin = (x - x0)
-        .abs()
-        .min((x - x1).abs())
-        .min((y - y0).abs())
-        .min((y - y1).abs());
-    Some((inside, margin))
-}
 
 /// A quad at z = 2 over x in [-3, 0]: it hides what lies behind it on the left.
 fn occluder() -> (Mesh, Vec<[P3<f64>; 3]>) {
@@ -228,4 +199,8 @@ fn occluded_segments_are_left_out_when_asked() {
             None
         )
         .is_empty());
+}
+
+fn camera() -> Camera {
+    prims_util::camera_at([1.0, 2.0, 12.0])
 }

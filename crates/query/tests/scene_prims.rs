@@ -4,26 +4,20 @@
 
 use std::sync::Arc;
 
+mod prims_util;
+
 use nalgebra::{Matrix4, Point3 as P3, Vector3 as V3};
+use prims_util::VP;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::{Point3, Vector3};
-use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
+use raypick_query::camera::Camera;
 use raypick_query::points::{PickConfig, PickKind, PointSet, SegmentSet};
 use raypick_query::scene::{PickOptions, PrimData, Scene, SceneError, SceneQuery};
 use raypick_query::Mesh;
 
-const VP: Viewport = Viewport::new(640.0, 480.0);
-
 fn camera() -> Camera {
-    Camera::look_at(
-        Point3::new(0.5, 1.0, 14.0),
-        Point3::origin(),
-        Vector3::y(),
-        Projection::perspective(50f32.to_radians(), 640.0 / 480.0, 0.5, 100.0),
-        ClipConvention::OPENGL,
-    )
-    .unwrap()
+    prims_util::camera_at([0.5, 1.0, 14.0])
 }
 
 /// A quad at z = 2 over x in [-4, 0], y in [-3, 3]: it hides what lies behind it.

@@ -4,19 +4,20 @@
 //! the queries leave out. Cases within rounding of a radius, a distance tie or a rectangle
 //! edge are counted apart, never as agreement.
 
+mod prims_util;
+
 use std::sync::Arc;
 
 use nalgebra::{Matrix4, Point3 as P3, Vector3 as V3};
+use prims_util::{in_rect, VP};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::ray_segment::{closest_ray_point, closest_ray_segment};
 use raypick_primitives::{Point3, Ray, Vector3};
-use raypick_query::camera::{Camera, ClipConvention, Projection, ScreenRect, Viewport};
+use raypick_query::camera::{Camera, ScreenRect};
 use raypick_query::points::{PickKind, PointSet, SegmentSet};
 use raypick_query::scene::{PrimId, Scene, SceneQuery, SelectMode, SelectOptions};
 use raypick_query::Mesh;
-
-const VP: Viewport = Viewport::new(640.0, 480.0);
 
 fn transforms() -> [Matrix4<f32>; 4] {
     [
@@ -281,30 +282,7 @@ fn nearest_prim_matches_a_world_space_brute_force() {
 }
 
 fn camera() -> Camera {
-    Camera::look_at(
-        Point3::new(0.5, 1.0, 14.0),
-        Point3::origin(),
-        Vector3::y(),
-        Projection::perspective(50f32.to_radians(), 640.0 / 480.0, 0.5, 100.0),
-        ClipConvention::OPENGL,
-    )
-    .unwrap()
-}
-
-/// The pixel of `p` and its distance to the nearest edge of `r`; `None` behind the camera.
-fn in_rect(cam: &Camera, r: &ScreenRect, p: &P3<f64>) -> Option<(bool, f64)> {
-    let (x, y, _) = cam.project_f64(p, &VP)?;
-    let (x0, y0, x1, y1) = (
-        f64::from(r.min[0]),
-        f64::from(r.min[1]),
-        f64::from(r.max[0]),
-        f64::from(r.max[1]),
-    );
-    let inside = x >= x0 && x <= x1 && y >= y0 && y <= y1;
-    let margin = [x - x0, x - x1, y - y0, y - y1]
-        .iter()
-        .fold(f64::INFINITY, |m, v| m.min(v.abs()));
-    Some((inside, margin))
+    prims_util::camera_at([0.5, 1.0, 14.0])
 }
 
 /// True when a quad triangle lies between the camera and `p` on the ray through its pixel.
