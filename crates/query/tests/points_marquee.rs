@@ -5,8 +5,8 @@
 
 mod prims_util;
 
-use nalgebra::{Point3 as P3, Vector3 as V3};
-use prims_util::{in_rect, VP};
+use nalgebra::Point3 as P3;
+use prims_util::{brute_hidden, in_rect, VP};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::{Point3, Vector3};
@@ -29,28 +29,6 @@ fn occluder() -> (Mesh, Vec<[P3<f64>; 3]>) {
         .map(|t| t.map(|i| v[i as usize].cast::<f64>()))
         .collect();
     (Mesh::new(v.to_vec(), tris).unwrap(), world)
-}
-
-fn brute_hidden(cam: &Camera, tris: &[[P3<f64>; 3]], p: &P3<f64>) -> bool {
-    let (sx, sy, _) = cam.project_f64(p, &VP).unwrap();
-    let (o, _) = cam.ray_from_pixel_f64(sx, sy, &VP).unwrap();
-    let d: V3<f64> = p - o;
-    let len = d.norm();
-    let d = d / len;
-    tris.iter().any(|t| {
-        let (e1, e2) = (t[1] - t[0], t[2] - t[0]);
-        let q = d.cross(&e2);
-        let det = e1.dot(&q);
-        if det.abs() < 1e-15 {
-            return false;
-        }
-        let s = o - t[0];
-        let u = s.dot(&q) / det;
-        let w = s.cross(&e1);
-        let v = d.dot(&w) / det;
-        let tt = e2.dot(&w) / det;
-        u >= 0.0 && v >= 0.0 && u + v <= 1.0 && tt > 0.0 && tt < len * (1.0 - 1e-5)
-    })
 }
 
 fn rects(rng: &mut Pcg64) -> Vec<ScreenRect> {

@@ -2,7 +2,10 @@
 //! every primitive, measure pixel distances, take the nearest in depth, apply occlusion by a
 //! brute-force ray test over every triangle.
 
+mod prims_util;
+
 use nalgebra::{Point3 as P3, Vector3 as V3};
+use prims_util::brute_occluded;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::{Point3, Vector3};
@@ -40,24 +43,6 @@ fn near(cam: &Camera) -> f64 {
 fn px_dist(cam: &Camera, p: &P3<f64>, cx: f64, cy: f64) -> Option<f64> {
     let (x, y, _) = cam.project_f64(p, &VP)?;
     Some((x - cx).hypot(y - cy))
-}
-
-/// Möller-Trumbore in f64 over every triangle: is anything strictly before `len` on the ray?
-fn brute_occluded(tris: &[[P3<f64>; 3]], o: &P3<f64>, d: &V3<f64>, len: f64) -> bool {
-    tris.iter().any(|t| {
-        let (e1, e2) = (t[1] - t[0], t[2] - t[0]);
-        let p = d.cross(&e2);
-        let det = e1.dot(&p);
-        if det.abs() < 1e-15 {
-            return false;
-        }
-        let s = o - t[0];
-        let u = s.dot(&p) / det;
-        let q = s.cross(&e1);
-        let v = d.dot(&q) / det;
-        let tt = e2.dot(&q) / det;
-        u >= 0.0 && v >= 0.0 && u + v <= 1.0 && tt > 0.0 && tt < len
-    })
 }
 
 fn occluded(cam: &Camera, tris: &[[P3<f64>; 3]], p: &P3<f64>) -> bool {

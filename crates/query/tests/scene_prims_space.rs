@@ -9,7 +9,7 @@ mod prims_util;
 use std::sync::Arc;
 
 use nalgebra::{Matrix4, Point3 as P3, Vector3 as V3};
-use prims_util::{in_rect, VP};
+use prims_util::{brute_hidden, in_rect, VP};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use raypick_primitives::ray_segment::{closest_ray_point, closest_ray_segment};
@@ -285,28 +285,6 @@ fn camera() -> Camera {
     prims_util::camera_at([0.5, 1.0, 14.0])
 }
 
-/// True when a quad triangle lies between the camera and `p` on the ray through its pixel.
-fn hidden(cam: &Camera, quad: &[[P3<f64>; 3]], p: &P3<f64>) -> bool {
-    let (sx, sy, _) = cam.project_f64(p, &VP).unwrap();
-    let (o, _) = cam.ray_from_pixel_f64(sx, sy, &VP).unwrap();
-    let d = p - o;
-    quad.iter().any(|t| {
-        // Möller-Trumbore in f64.
-        let (e1, e2) = (t[1] - t[0], t[2] - t[0]);
-        let h = d.cross(&e2);
-        let a = e1.dot(&h);
-        if a.abs() < 1e-15 {
-            return false;
-        }
-        let s = o - t[0];
-        let u = s.dot(&h) / a;
-        let qv = s.cross(&e1);
-        let v = d.dot(&qv) / a;
-        let tt = e2.dot(&qv) / a;
-        u >= 0.0 && v >= 0.0 && u + v <= 1.0 && tt > 1e-9 && tt < 1.0 - 1e-6
-    })
-}
-
 #[test]
 fn marquee_selects_points_and_segments_as_a_world_space_brute_force() {
     let f = fixture(7);
@@ -354,7 +332,11 @@ fn marquee_selects_points_and_segments_as_a_world_space_brute_force() {
                 edge += 1;
                 continue;
             }
-            if want && visible && matches!(w, World::Point(_)) && hidden(&cam, &f.quad, &ends[0]) {
+            if want
+                && visible
+                && matches!(w, World::Point(_))
+                && brute_hidden(&cam, &f.quad, &ends[0])
+            {
                 hid += 1;
                 want = false;
             }
@@ -363,7 +345,7 @@ fn marquee_selects_points_and_segments_as_a_world_space_brute_force() {
                 // wholly hidden at its ends.
                 let h: Vec<bool> = ends
                     .iter()
-                    .map(|p| want && hidden(&cam, &f.quad, p))
+                    .map(|p| want && brute_hidden(&cam, &f.quad, p))
                     .collect();
                 if h[0] != h[1] {
                     continue;
