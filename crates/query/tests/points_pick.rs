@@ -4,7 +4,7 @@
 
 mod prims_util;
 
-use nalgebra::{Point3 as P3, Vector3 as V3};
+use nalgebra::Point3 as P3;
 use prims_util::brute_occluded;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
