@@ -7,7 +7,7 @@
 use numpy::ndarray::{ArrayViewD, Axis};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use raypick::primitives::{Point3, Ray, Vector3};
+use raypick::primitives::{Point3, Ray, Ray64, Vector3};
 
 use crate::RaypickError;
 
@@ -116,28 +116,49 @@ pub fn points(v: &Floats<'_>, what: &str, strict: bool) -> Result<Vec<Point3<f32
         .collect()
 }
 
-/// The scalar rays are read in: f32 (the queries' own) or f64 (the scene's f64 path).
-pub trait Coord: Copy + PartialEq + Default + std::fmt::Debug {
+/// The scalar rays are read in and `t` and points come back in: f32 (the queries' own) or
+/// f64 (the scene's f64 path).
+pub trait Coord:
+    Copy + PartialEq + Default + std::fmt::Debug + numpy::Element + Send + Sync + 'static
+{
+    /// The library's ray in this precision.
+    type Ray: Send + Sync;
+    /// What a miss reports as `t` and as a point coordinate.
+    const INFINITY: Self;
+    const NAN: Self;
     /// The rows of `v` in logical (C) order, in this type.
     fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[Self; K]>;
     fn is_finite(self) -> bool;
+    fn ray(parts: RayParts<Self>) -> Self::Ray;
 }
 
 impl Coord for f32 {
+    type Ray = Ray;
+    const INFINITY: f32 = f32::INFINITY;
+    const NAN: f32 = f32::NAN;
     fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f32; K]> {
         v.rows()
     }
     fn is_finite(self) -> bool {
         f32::is_finite(self)
     }
+    fn ray((o, d): RayParts<f32>) -> Ray {
+        Ray::new(Point3::from(o), Vector3::from(d))
+    }
 }
 
 impl Coord for f64 {
+    type Ray = Ray64;
+    const INFINITY: f64 = f64::INFINITY;
+    const NAN: f64 = f64::NAN;
     fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f64; K]> {
         v.rows64()
     }
     fn is_finite(self) -> bool {
         f64::is_finite(self)
+    }
+    fn ray((o, d): RayParts<f64>) -> Ray64 {
+        Ray64::new(o.into(), d.into())
     }
 }
 
@@ -186,15 +207,15 @@ pub fn ray_parts<C: Coord>(
     Ok(pairs)
 }
 
-/// [`ray_parts`] as f32 rays.
-pub fn rays(
+/// [`ray_parts`] as the library's rays in `C`.
+pub fn rays<C: Coord>(
     origins: &Floats<'_>,
     directions: Option<&Floats<'_>>,
     strict: bool,
-) -> Result<Vec<Ray>, String> {
-    Ok(ray_parts::<f32>(origins, directions, strict)?
+) -> Result<Vec<C::Ray>, String> {
+    Ok(ray_parts::<C>(origins, directions, strict)?
         .into_iter()
-        .map(|(o, d)| Ray::new(Point3::from(o), Vector3::from(d)))
+        .map(C::ray)
         .collect())
 }
 

@@ -10,7 +10,7 @@ use raypick::primitives::{Point3, Ray};
 use raypick::query::{Hit, Mesh, RayQuery};
 
 use crate::convert::FloatArg;
-use crate::queries::{self, Near, Opts, Rec, Target};
+use crate::queries::{self, Near, NearestTarget, Opts, Rec, Target};
 use crate::{pool, RaypickError};
 
 /// A triangle mesh with its BVH (immutable; share it between scenes and threads freely).
@@ -19,7 +19,7 @@ pub struct PyMesh {
     pub(crate) mesh: Arc<Mesh>,
 }
 
-pub(crate) fn rec(h: &Hit, instance: u32) -> Rec {
+pub(crate) fn rec(h: &Hit, instance: u32) -> Rec<f32> {
     Rec {
         t: h.t,
         instance,
@@ -35,7 +35,7 @@ fn ray_query(o: &Opts) -> RayQuery {
     RayQuery::new(o.t_min, o.t_max).with_cull(o.cull)
 }
 
-impl Target for Mesh {
+impl Target<f32> for Mesh {
     type Hit = Hit;
 
     fn closest_into(&self, rays: &[Ray], o: &Opts, out: &mut [Option<Hit>]) -> Result<(), String> {
@@ -43,7 +43,7 @@ impl Target for Mesh {
             .map_err(|e| e.to_string())
     }
 
-    fn rec(h: &Hit) -> Rec {
+    fn rec(h: &Hit) -> Rec<f32> {
         rec(h, 0)
     }
 
@@ -54,11 +54,13 @@ impl Target for Mesh {
         Ok(out)
     }
 
-    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>) {
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {
         out.clear();
         out.extend(self.all_hits(ray, &ray_query(o)).iter().map(|h| rec(h, 0)));
     }
+}
 
+impl NearestTarget for Mesh {
     fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
         Ok(p.par_iter()
             .with_min_len(64)

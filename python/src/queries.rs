@@ -3,23 +3,23 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use raypick::primitives::{Cull, Point3, Ray};
+use raypick::primitives::{Cull, Point3};
 
-use crate::convert::{arr1, arr2, points, rays, FloatArg};
+use crate::convert::{arr1, arr2, points, rays, Coord, FloatArg};
 use crate::pool;
 use crate::RaypickError;
 
 /// The id reported for "no instance" or "no triangle" (open3d's invalid id).
 pub const INVALID: u32 = u32::MAX;
 
-/// One ray hit, whatever it hit.
+/// One ray hit, whatever it hit, with `t` and the point in the rays' precision `C`.
 #[derive(Clone, Copy, Debug)]
-pub struct Rec {
-    pub t: f32,
+pub struct Rec<C> {
+    pub t: C,
     pub instance: u32,
     pub triangle: u32,
     pub uv: [f32; 2],
-    pub point: [f32; 3],
+    pub point: [C; 3],
     pub normal: [f32; 3],
     pub front_face: bool,
 }
@@ -67,20 +67,25 @@ impl Opts {
     }
 }
 
-/// A mesh or a scene, queried in batches on the current rayon pool.
-pub trait Target: Sync {
+/// A mesh or a scene, queried in batches of rays in precision `C` on the current rayon
+/// pool: a `Mesh` and a `Scene` with f32 rays, a `Scene` with f64 rays too.
+pub trait Target<C: Coord>: Sync {
     /// The library's hit type, turned into a [`Rec`] as the columns are filled.
     type Hit: Send + Sync + Clone;
     /// The closest hits of `rays` into `out` (of the same length).
     fn closest_into(
         &self,
-        rays: &[Ray],
+        rays: &[C::Ray],
         o: &Opts,
         out: &mut [Option<Self::Hit>],
     ) -> Result<(), String>;
-    fn rec(h: &Self::Hit) -> Rec;
-    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String>;
-    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>);
+    fn rec(h: &Self::Hit) -> Rec<C>;
+    fn any(&self, rays: &[C::Ray], o: &Opts) -> Result<Vec<bool>, String>;
+    fn all_into(&self, ray: &C::Ray, o: &Opts, out: &mut Vec<Rec<C>>);
+}
+
+/// A mesh or a scene, queried for nearest points in batches.
+pub trait NearestTarget: Sync {
     fn nearest(
         &self,
         points: &[Point3<f32>],
@@ -95,21 +100,21 @@ pub trait Target: Sync {
 const FILL_CHUNK: usize = 1024;
 
 /// One task's share of every column.
-struct ColumnChunk<'a> {
-    t: &'a mut [f32],
+struct ColumnChunk<'a, C> {
+    t: &'a mut [C],
     hit: &'a mut [bool],
     instance: &'a mut [u32],
     triangle: &'a mut [u32],
     uv: &'a mut [f32],
-    point: &'a mut [f32],
+    point: &'a mut [C],
     normal: &'a mut [f32],
     front_face: &'a mut [bool],
 }
 
-impl ColumnChunk<'_> {
-    fn set(&mut self, i: usize, r: Option<Rec>) {
+impl<C: Coord> ColumnChunk<'_, C> {
+    fn set(&mut self, i: usize, r: Option<Rec<C>>) {
         self.hit[i] = r.is_some();
-        let r = r.unwrap_or(MISS);
+        let r = r.unwrap_or_else(miss);
         self.t[i] = r.t;
         self.instance[i] = r.instance;
         self.triangle[i] = r.triangle;
@@ -121,29 +126,30 @@ impl ColumnChunk<'_> {
 }
 
 /// What a miss reports.
-const MISS: Rec = Rec {
-    t: f32::INFINITY,
-    instance: INVALID,
-    triangle: INVALID,
-    uv: [0.0; 2],
-    point: [f32::NAN; 3],
-    normal: [0.0; 3],
-    front_face: false,
-};
+fn miss<C: Coord>() -> Rec<C> {
+    Rec {
+        t: C::INFINITY,
+        instance: INVALID,
+        triangle: INVALID,
+        uv: [0.0; 2],
+        point: [C::NAN; 3],
+        normal: [0.0; 3],
+        front_face: false,
+    }
+}
 
-#[derive(Default)]
-struct Columns {
-    t: Vec<f32>,
+struct Columns<C> {
+    t: Vec<C>,
     hit: Vec<bool>,
     instance: Vec<u32>,
     triangle: Vec<u32>,
     uv: Vec<f32>,
-    point: Vec<f32>,
+    point: Vec<C>,
     normal: Vec<f32>,
     front_face: Vec<bool>,
 }
 
-impl Columns {
+impl<C: Coord> Columns<C> {
     fn with_capacity(n: usize) -> Self {
         Self {
             t: Vec::with_capacity(n),
@@ -158,19 +164,19 @@ impl Columns {
     }
 
     /// The closest hits of `rays` as columns, in parallel chunks.
-    fn closest<T: Target>(target: &T, rays: &[Ray], o: &Opts) -> Result<Self, String> {
+    fn closest<T: Target<C>>(target: &T, rays: &[C::Ray], o: &Opts) -> Result<Self, String> {
         let n = rays.len();
         let mut c = Self {
-            t: vec![0.0; n],
+            t: vec![C::default(); n],
             hit: vec![false; n],
             instance: vec![0; n],
             triangle: vec![0; n],
             uv: vec![0.0; 2 * n],
-            point: vec![0.0; 3 * n],
+            point: vec![C::default(); 3 * n],
             normal: vec![0.0; 3 * n],
             front_face: vec![false; n],
         };
-        let chunks: Vec<ColumnChunk<'_>> =
+        let chunks: Vec<ColumnChunk<'_, C>> =
             c.t.chunks_mut(FILL_CHUNK)
                 .zip(c.hit.chunks_mut(FILL_CHUNK))
                 .zip(c.instance.chunks_mut(FILL_CHUNK))
@@ -208,7 +214,7 @@ impl Columns {
     }
 
     /// Appends a hit (all-hits rows are all hits).
-    fn push(&mut self, r: &Rec) {
+    fn push(&mut self, r: &Rec<C>) {
         self.t.push(r.t);
         self.hit.push(true);
         self.instance.push(r.instance);
@@ -246,8 +252,8 @@ pub(crate) fn ray_args<'py>(
     })
 }
 
-/// Closest hits: a dict of columns, one row per ray.
-pub fn closest_hit<'py, T: Target>(
+/// Closest hits: a dict of columns, one row per ray (`t` and `point` in `C`).
+pub fn closest_hit<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
@@ -258,14 +264,14 @@ pub fn closest_hit<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let cols = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref(), o.strict)?;
-        Columns::closest(target, &rays, &o)
+        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
+        Columns::<C>::closest(target, &rays, &o)
     })?;
     cols.into_dict(py)
 }
 
 /// Any hit: a bool per ray.
-pub fn any_hit<'py, T: Target>(
+pub fn any_hit<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
@@ -276,7 +282,7 @@ pub fn any_hit<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let hits = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref(), o.strict)?;
+        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
         target.any(&rays, &o)
     })?;
     Ok(arr1(py, hits).into_any())
@@ -287,7 +293,7 @@ const ALL_CHUNK: usize = 256;
 
 /// Every crossing of every ray: flat columns sorted by ray, then by `t`, plus `ray`, the
 /// ray index of each hit.
-pub fn all_hits<'py, T: Target>(
+pub fn all_hits<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
@@ -298,8 +304,8 @@ pub fn all_hits<'py, T: Target>(
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let (cols, ray_index) = pool::run(py, threads, || {
-        let rays = rays(&ov, dv.as_ref(), o.strict)?;
-        let chunks: Vec<(Vec<Rec>, Vec<u64>)> = rays
+        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
+        let chunks: Vec<(Vec<Rec<C>>, Vec<u64>)> = rays
             .par_chunks(ALL_CHUNK)
             .enumerate()
             .map(|(c, rays)| {
@@ -329,7 +335,7 @@ pub fn all_hits<'py, T: Target>(
 }
 
 /// Nearest points: one row per query point.
-pub fn nearest_point<'py, T: Target>(
+pub fn nearest_point<'py, T: NearestTarget>(
     py: Python<'py>,
     target: &T,
     pts: &Bound<'py, PyAny>,

@@ -18,7 +18,7 @@ use raypick::query::{Scene, SceneHit, SceneQuery};
 use crate::camera::{viewport, PyCamera};
 use crate::convert::arr1;
 use crate::mesh::PyMesh;
-use crate::queries::{self, Near, Opts, Rec, Target, INVALID};
+use crate::queries::{self, Near, NearestTarget, Opts, Rec, Target, INVALID};
 use crate::RaypickError;
 
 /// A scene's objects and the ids Python sees for them.
@@ -44,7 +44,7 @@ pub(crate) fn scene_query(o: &Opts) -> SceneQuery<'static> {
         .with_mask(o.mask)
 }
 
-fn rec(h: &SceneHit) -> Rec {
+fn rec(h: &SceneHit) -> Rec<f32> {
     let (u, v) = h.barycentrics().unwrap_or((0.0, 0.0));
     Rec {
         t: h.t,
@@ -57,7 +57,7 @@ fn rec(h: &SceneHit) -> Rec {
     }
 }
 
-impl Target for Scene {
+impl Target<f32> for Scene {
     type Hit = SceneHit;
 
     fn closest_into(
@@ -70,7 +70,7 @@ impl Target for Scene {
             .map_err(|e| e.to_string())
     }
 
-    fn rec(h: &SceneHit) -> Rec {
+    fn rec(h: &SceneHit) -> Rec<f32> {
         rec(h)
     }
 
@@ -81,11 +81,13 @@ impl Target for Scene {
         Ok(out)
     }
 
-    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec>) {
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {
         out.clear();
         out.extend(self.all_hits(ray, &scene_query(o)).iter().map(rec));
     }
+}
 
+impl NearestTarget for Scene {
     fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
         let mut out = vec![None; p.len()];
         self.nearest_point_batch(p, max_distance, &SceneQuery::default(), &mut out)
@@ -289,9 +291,9 @@ impl PyScene {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return crate::large::closest_hit(py, &g.scene, origins, directions, o, threads);
+            return queries::closest_hit::<f64, _>(py, &g.scene, origins, directions, o, threads);
         }
-        queries::closest_hit(py, &g.scene, origins, directions, o, threads)
+        queries::closest_hit::<f32, _>(py, &g.scene, origins, directions, o, threads)
     }
 
     /// Whether each ray hits anything.
@@ -312,9 +314,9 @@ impl PyScene {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return crate::large::any_hit(py, &g.scene, origins, directions, o, threads);
+            return queries::any_hit::<f64, _>(py, &g.scene, origins, directions, o, threads);
         }
-        queries::any_hit(py, &g.scene, origins, directions, o, threads)
+        queries::any_hit::<f32, _>(py, &g.scene, origins, directions, o, threads)
     }
 
     /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
@@ -335,9 +337,9 @@ impl PyScene {
         let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return crate::large::all_hits(py, &g.scene, origins, directions, o, threads);
+            return queries::all_hits::<f64, _>(py, &g.scene, origins, directions, o, threads);
         }
-        queries::all_hits(py, &g.scene, origins, directions, o, threads)
+        queries::all_hits::<f32, _>(py, &g.scene, origins, directions, o, threads)
     }
 
     /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
@@ -434,9 +436,11 @@ impl PyScene {
                 )))
             }
         };
+        // The Python scene holds no point or segment sets.
         let options = SelectOptions {
             mode,
             triangles,
+            prims: false,
             visible_only: visible_only.then(VisibleSampling::default),
             query: SceneQuery::default().with_mask(mask),
         };
