@@ -221,11 +221,10 @@ class _Queries:
 
     _native: object
 
-    def _kw(self, t_min, t_max, cull, threads, strict=True, mask=None):
-        kw = dict(t_min=float(t_min), t_max=float(t_max), cull=cull, strict=bool(strict), threads=threads)
-        if mask is not None:
-            kw["mask"] = int(mask)
-        return kw
+    def _kw(self, t_min, t_max, cull, threads, strict=True, mask=0xFFFFFFFF):
+        # The native ray queries take their options as this one dict.
+        return dict(t_min=float(t_min), t_max=float(t_max), cull=str(cull), mask=int(mask),
+                    strict=bool(strict), threads=None if threads is None else int(threads))
 
     def closest_hit(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
                     t_min: float = 0.0, t_max: float = float("inf"), cull: str = "none",
@@ -239,7 +238,7 @@ class _Queries:
         ``strict=False`` it is a miss instead (every query takes ``strict``).
         """
         o, d, lead = _rays(origins, directions)
-        r = self._native.closest_hit(o, d, **self._kw(t_min, t_max, cull, threads, **kw))
+        r = self._native.closest_hit(o, d, self._kw(t_min, t_max, cull, threads, **kw))
         return Hits(r, lead)
 
     def any_hit(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
@@ -247,7 +246,7 @@ class _Queries:
                 threads: Optional[int] = None, **kw) -> np.ndarray:
         """A bool per ray: whether anything is hit with ``t_min <= t <= t_max`` (occlusion)."""
         o, d, lead = _rays(origins, directions)
-        return self._native.any_hit(o, d, **self._kw(t_min, t_max, cull, threads, **kw)).reshape(lead)
+        return self._native.any_hit(o, d, self._kw(t_min, t_max, cull, threads, **kw)).reshape(lead)
 
     def all_hits(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
                  t_min: float = 0.0, t_max: float = float("inf"), cull: str = "none",
@@ -259,7 +258,7 @@ class _Queries:
         mesh reports an entry and an exit, so closed meshes give even counts.
         """
         o, d, lead = _rays(origins, directions)
-        return AllHits(self._native.all_hits(o, d, **self._kw(t_min, t_max, cull, threads, **kw)), lead)
+        return AllHits(self._native.all_hits(o, d, self._kw(t_min, t_max, cull, threads, **kw)), lead)
 
     def nearest_point(self, points: ArrayLike, max_distance: float = float("inf"), *,
                       strict: bool = True, threads: Optional[int] = None) -> Nearest:

@@ -10,7 +10,7 @@ use raypick::primitives::{Point3, Ray};
 use raypick::query::{Hit, Mesh, RayQuery};
 
 use crate::convert::FloatArg;
-use crate::queries::{self, Near, NearestTarget, Opts, Rec, Target};
+use crate::queries::{self, Near, NearestTarget, Opts, RayArgs, Rec, Target};
 use crate::{pool, RaypickError};
 
 /// A triangle mesh with its BVH (immutable; share it between scenes and threads freely).
@@ -158,57 +158,36 @@ impl PyMesh {
     }
 
     /// Closest hits, one row per ray (see the package's `Mesh.closest_hit`).
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn closest_hit<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
-        queries::closest_hit(py, &*self.mesh, origins, directions, o, threads)
+        queries::closest_hit::<f32, _>(py, &*self.mesh, origins, directions, &query)
     }
 
     /// Whether each ray hits anything.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn any_hit<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
-        queries::any_hit(py, &*self.mesh, origins, directions, o, threads)
+        queries::any_hit::<f32, _>(py, &*self.mesh, origins, directions, &query)
     }
 
     /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn all_hits<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, u32::MAX, strict)?;
-        queries::all_hits(py, &*self.mesh, origins, directions, o, threads)
+        queries::all_hits::<f32, _>(py, &*self.mesh, origins, directions, &query)
     }
 
     /// The nearest surface point to each point within `max_distance`.

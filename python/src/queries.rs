@@ -45,6 +45,25 @@ pub struct Opts {
     pub strict: bool,
 }
 
+/// The options of a ray batch as the package's `_Queries._kw` passes them: one dict, so
+/// that the Python signatures (with their defaults and docs) are written once, in Python.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct RayArgs {
+    pub t_min: f32,
+    pub t_max: f32,
+    pub cull: String,
+    pub mask: u32,
+    pub strict: bool,
+    pub threads: Option<usize>,
+}
+
+impl RayArgs {
+    fn opts(&self) -> PyResult<Opts> {
+        Opts::new(self.t_min, self.t_max, &self.cull, self.mask, self.strict)
+    }
+}
+
 impl Opts {
     pub fn new(t_min: f32, t_max: f32, cull: &str, mask: u32, strict: bool) -> PyResult<Self> {
         let cull = match cull {
@@ -258,9 +277,9 @@ pub fn closest_hit<'py, C: Coord, T: Target<C>>(
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
-    o: Opts,
-    threads: Option<usize>,
+    args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (o, threads) = (args.opts()?, args.threads);
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let cols = pool::run(py, threads, || {
@@ -276,9 +295,9 @@ pub fn any_hit<'py, C: Coord, T: Target<C>>(
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
-    o: Opts,
-    threads: Option<usize>,
+    args: &RayArgs,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (o, threads) = (args.opts()?, args.threads);
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let hits = pool::run(py, threads, || {
@@ -298,9 +317,9 @@ pub fn all_hits<'py, C: Coord, T: Target<C>>(
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
-    o: Opts,
-    threads: Option<usize>,
+    args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (o, threads) = (args.opts()?, args.threads);
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     let (cols, ray_index) = pool::run(py, threads, || {

@@ -18,7 +18,7 @@ use raypick::query::{Scene, SceneHit, SceneQuery};
 use crate::camera::{viewport, PyCamera};
 use crate::convert::arr1;
 use crate::mesh::PyMesh;
-use crate::queries::{self, Near, NearestTarget, Opts, Rec, Target, INVALID};
+use crate::queries::{self, Near, NearestTarget, Opts, RayArgs, Rec, Target, INVALID};
 use crate::RaypickError;
 
 /// A scene's objects and the ids Python sees for them.
@@ -274,72 +274,48 @@ impl PyScene {
     }
 
     /// Closest hits, one row per ray.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn closest_hit<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        mask: u32,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return queries::closest_hit::<f64, _>(py, &g.scene, origins, directions, o, threads);
+            return queries::closest_hit::<f64, _>(py, &g.scene, origins, directions, &query);
         }
-        queries::closest_hit::<f32, _>(py, &g.scene, origins, directions, o, threads)
+        queries::closest_hit::<f32, _>(py, &g.scene, origins, directions, &query)
     }
 
     /// Whether each ray hits anything.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn any_hit<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        mask: u32,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return queries::any_hit::<f64, _>(py, &g.scene, origins, directions, o, threads);
+            return queries::any_hit::<f64, _>(py, &g.scene, origins, directions, &query);
         }
-        queries::any_hit::<f32, _>(py, &g.scene, origins, directions, o, threads)
+        queries::any_hit::<f32, _>(py, &g.scene, origins, directions, &query)
     }
 
     /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    #[pyo3(signature = (origins, directions=None, t_min=0.0, t_max=f32::INFINITY, cull="none", mask=u32::MAX, strict=true, threads=None))]
-    #[allow(clippy::too_many_arguments)]
     fn all_hits<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
-        t_min: f32,
-        t_max: f32,
-        cull: &str,
-        mask: u32,
-        strict: bool,
-        threads: Option<usize>,
+        query: RayArgs,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let o = Opts::new(t_min, t_max, cull, mask, strict)?;
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return queries::all_hits::<f64, _>(py, &g.scene, origins, directions, o, threads);
+            return queries::all_hits::<f64, _>(py, &g.scene, origins, directions, &query);
         }
-        queries::all_hits::<f32, _>(py, &g.scene, origins, directions, o, threads)
+        queries::all_hits::<f32, _>(py, &g.scene, origins, directions, &query)
     }
 
     /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
