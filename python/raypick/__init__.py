@@ -238,7 +238,7 @@ class _Queries:
         ``strict=False`` it is a miss instead (every query takes ``strict``).
         """
         o, d, lead = _rays(origins, directions)
-        r = self._native.closest_hit(o, d, self._kw(t_min, t_max, cull, threads, **kw))
+        r = self._native.rays("closest", o, d, self._kw(t_min, t_max, cull, threads, **kw))
         return Hits(r, lead)
 
     def any_hit(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
@@ -246,7 +246,7 @@ class _Queries:
                 threads: Optional[int] = None, **kw) -> np.ndarray:
         """A bool per ray: whether anything is hit with ``t_min <= t <= t_max`` (occlusion)."""
         o, d, lead = _rays(origins, directions)
-        return self._native.any_hit(o, d, self._kw(t_min, t_max, cull, threads, **kw)).reshape(lead)
+        return self._native.rays("any", o, d, self._kw(t_min, t_max, cull, threads, **kw)).reshape(lead)
 
     def all_hits(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
                  t_min: float = 0.0, t_max: float = float("inf"), cull: str = "none",
@@ -258,7 +258,7 @@ class _Queries:
         mesh reports an entry and an exit, so closed meshes give even counts.
         """
         o, d, lead = _rays(origins, directions)
-        return AllHits(self._native.all_hits(o, d, self._kw(t_min, t_max, cull, threads, **kw)), lead)
+        return AllHits(self._native.rays("all", o, d, self._kw(t_min, t_max, cull, threads, **kw)), lead)
 
     def nearest_point(self, points: ArrayLike, max_distance: float = float("inf"), *,
                       strict: bool = True, threads: Optional[int] = None) -> Nearest:
@@ -314,7 +314,7 @@ class Mesh(_Queries):
         decides a side (within 1e-3 of 0 or 1 away from the surface).
         """
         p, lead = _points(points)
-        return self._native.winding_number(p, strict=bool(strict), threads=threads).reshape(lead)
+        return self._native.solid("winding_number", p, strict=bool(strict), threads=threads).reshape(lead)
 
     def contains(self, points: ArrayLike, *, strict: bool = True,
                  threads: Optional[int] = None) -> np.ndarray:
@@ -323,14 +323,14 @@ class Mesh(_Queries):
         Robust on meshes with small holes or self-intersections, where ray parity is not.
         """
         p, lead = _points(points)
-        return self._native.contains(p, strict=bool(strict), threads=threads).reshape(lead)
+        return self._native.solid("contains", p, strict=bool(strict), threads=threads).reshape(lead)
 
     def signed_distance(self, points: ArrayLike, *, strict: bool = True,
                         threads: Optional[int] = None) -> SignedDistance:
         """The exact distance to the surface, negative where :meth:`contains` is true, with
         the nearest point (see :class:`SignedDistance`)."""
         p, lead = _points(points)
-        return SignedDistance(self._native.signed_distance(p, strict=bool(strict), threads=threads), lead)
+        return SignedDistance(self._native.solid("signed_distance", p, strict=bool(strict), threads=threads), lead)
 
     @classmethod
     def _wrap(cls, native) -> "Mesh":

@@ -157,37 +157,17 @@ impl PyMesh {
         )
     }
 
-    /// Closest hits, one row per ray (see the package's `Mesh.closest_hit`).
-    fn closest_hit<'py>(
+    /// The ray queries behind the package's `Mesh.closest_hit`, `any_hit` and `all_hits`
+    /// (`kind` "closest", "any" or "all"; `query` the dict of `_Queries._kw`).
+    fn rays<'py>(
         &self,
         py: Python<'py>,
-        origins: &Bound<'py, PyAny>,
-        directions: Option<&Bound<'py, PyAny>>,
-        query: RayArgs,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        queries::closest_hit::<f32, _>(py, &*self.mesh, origins, directions, &query)
-    }
-
-    /// Whether each ray hits anything.
-    fn any_hit<'py>(
-        &self,
-        py: Python<'py>,
+        kind: &str,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
         query: RayArgs,
     ) -> PyResult<Bound<'py, PyAny>> {
-        queries::any_hit::<f32, _>(py, &*self.mesh, origins, directions, &query)
-    }
-
-    /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    fn all_hits<'py>(
-        &self,
-        py: Python<'py>,
-        origins: &Bound<'py, PyAny>,
-        directions: Option<&Bound<'py, PyAny>>,
-        query: RayArgs,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        queries::all_hits::<f32, _>(py, &*self.mesh, origins, directions, &query)
+        queries::ray_query::<f32, _>(py, kind, &*self.mesh, origins, directions, &query)
     }
 
     /// The nearest surface point to each point within `max_distance`.
@@ -203,40 +183,19 @@ impl PyMesh {
         queries::nearest_point(py, &*self.mesh, points, max_distance, strict, threads)
     }
 
-    /// Generalized winding numbers of points `(..., 3)`: float32, about 1 inside a closed
-    /// mesh and 0 outside.
-    #[pyo3(signature = (points, strict=true, threads=None))]
-    fn winding_number<'py>(
+    /// The solid queries behind the package's `Mesh.winding_number` (float32, about 1
+    /// inside a closed mesh and 0 outside), `contains` (winding number >= 0.5, or exactly on
+    /// the surface) and `signed_distance` (negative inside, with the nearest surface
+    /// points): `kind` "winding_number", "contains" or "signed_distance".
+    #[pyo3(signature = (kind, points, strict=true, threads=None))]
+    fn solid<'py>(
         &self,
         py: Python<'py>,
+        kind: &str,
         points: &Bound<'py, PyAny>,
         strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::solid::winding_numbers(py, &self.mesh, points, strict, threads)
-    }
-
-    /// Whether each point is inside (winding number >= 0.5, or exactly on the surface).
-    #[pyo3(signature = (points, strict=true, threads=None))]
-    fn contains<'py>(
-        &self,
-        py: Python<'py>,
-        points: &Bound<'py, PyAny>,
-        strict: bool,
-        threads: Option<usize>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        crate::solid::contains(py, &self.mesh, points, strict, threads)
-    }
-
-    /// Signed distances (negative inside) with the nearest surface points.
-    #[pyo3(signature = (points, strict=true, threads=None))]
-    fn signed_distance<'py>(
-        &self,
-        py: Python<'py>,
-        points: &Bound<'py, PyAny>,
-        strict: bool,
-        threads: Option<usize>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        crate::solid::signed_distances(py, &self.mesh, points, strict, threads)
+        crate::solid::solid_query(py, kind, &self.mesh, points, strict, threads)
     }
 }

@@ -271,39 +271,64 @@ pub(crate) fn ray_args<'py>(
     })
 }
 
+/// Reads the rays in `C` and runs `f` on them without the GIL, on `args.threads`.
+fn on_rays<C: Coord, R: Send>(
+    py: Python<'_>,
+    origins: &Bound<'_, PyAny>,
+    directions: Option<&Bound<'_, PyAny>>,
+    args: &RayArgs,
+    f: impl FnOnce(&[C::Ray], &Opts) -> Result<R, String> + Send,
+) -> PyResult<R> {
+    let o = args.opts()?;
+    let (oa, da) = ray_args(origins, directions)?;
+    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
+    pool::run(py, args.threads, || {
+        f(&rays::<C>(&ov, dv.as_ref(), o.strict)?, &o)
+    })
+}
+
+/// The ray query `kind` ("closest", "any" or "all") of `target`.
+pub fn ray_query<'py, C: Coord, T: Target<C>>(
+    py: Python<'py>,
+    kind: &str,
+    target: &T,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    args: &RayArgs,
+) -> PyResult<Bound<'py, PyAny>> {
+    match kind {
+        "closest" => Ok(closest_hit::<C, T>(py, target, origins, directions, args)?.into_any()),
+        "any" => any_hit::<C, T>(py, target, origins, directions, args),
+        "all" => Ok(all_hits::<C, T>(py, target, origins, directions, args)?.into_any()),
+        other => Err(RaypickError::new_err(format!(
+            "unknown ray query {other:?}"
+        ))),
+    }
+}
+
 /// Closest hits: a dict of columns, one row per ray (`t` and `point` in `C`).
-pub fn closest_hit<'py, C: Coord, T: Target<C>>(
+fn closest_hit<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (o, threads) = (args.opts()?, args.threads);
-    let (oa, da) = ray_args(origins, directions)?;
-    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
-    let cols = pool::run(py, threads, || {
-        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
-        Columns::<C>::closest(target, &rays, &o)
+    let cols = on_rays::<C, _>(py, origins, directions, args, |rays, o| {
+        Columns::<C>::closest(target, rays, o)
     })?;
     cols.into_dict(py)
 }
 
 /// Any hit: a bool per ray.
-pub fn any_hit<'py, C: Coord, T: Target<C>>(
+fn any_hit<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (o, threads) = (args.opts()?, args.threads);
-    let (oa, da) = ray_args(origins, directions)?;
-    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
-    let hits = pool::run(py, threads, || {
-        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
-        target.any(&rays, &o)
-    })?;
+    let hits = on_rays::<C, _>(py, origins, directions, args, |rays, o| target.any(rays, o))?;
     Ok(arr1(py, hits).into_any())
 }
 
@@ -312,25 +337,21 @@ const ALL_CHUNK: usize = 256;
 
 /// Every crossing of every ray: flat columns sorted by ray, then by `t`, plus `ray`, the
 /// ray index of each hit.
-pub fn all_hits<'py, C: Coord, T: Target<C>>(
+fn all_hits<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (o, threads) = (args.opts()?, args.threads);
-    let (oa, da) = ray_args(origins, directions)?;
-    let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
-    let (cols, ray_index) = pool::run(py, threads, || {
-        let rays = rays::<C>(&ov, dv.as_ref(), o.strict)?;
+    let (cols, ray_index) = on_rays::<C, _>(py, origins, directions, args, |rays, o| {
         let chunks: Vec<(Vec<Rec<C>>, Vec<u64>)> = rays
             .par_chunks(ALL_CHUNK)
             .enumerate()
             .map(|(c, rays)| {
                 let (mut recs, mut idx, mut one) = (Vec::new(), Vec::new(), Vec::new());
                 for (i, ray) in rays.iter().enumerate() {
-                    target.all_into(ray, &o, &mut one);
+                    target.all_into(ray, o, &mut one);
                     recs.extend_from_slice(&one);
                     idx.resize(recs.len(), (c * ALL_CHUNK + i) as u64);
                 }

@@ -273,49 +273,22 @@ impl PyScene {
         )
     }
 
-    /// Closest hits, one row per ray.
-    fn closest_hit<'py>(
+    /// The ray queries behind the package's `Scene.closest_hit`, `any_hit` and `all_hits`
+    /// (`kind` "closest", "any" or "all"; `query` the dict of `_Queries._kw`). float64 rays
+    /// take the f64 path.
+    fn rays<'py>(
         &self,
         py: Python<'py>,
-        origins: &Bound<'py, PyAny>,
-        directions: Option<&Bound<'py, PyAny>>,
-        query: RayArgs,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let g = self.read();
-        if crate::large::wants_f64(origins, directions) {
-            return queries::closest_hit::<f64, _>(py, &g.scene, origins, directions, &query);
-        }
-        queries::closest_hit::<f32, _>(py, &g.scene, origins, directions, &query)
-    }
-
-    /// Whether each ray hits anything.
-    fn any_hit<'py>(
-        &self,
-        py: Python<'py>,
+        kind: &str,
         origins: &Bound<'py, PyAny>,
         directions: Option<&Bound<'py, PyAny>>,
         query: RayArgs,
     ) -> PyResult<Bound<'py, PyAny>> {
         let g = self.read();
         if crate::large::wants_f64(origins, directions) {
-            return queries::any_hit::<f64, _>(py, &g.scene, origins, directions, &query);
+            return queries::ray_query::<f64, _>(py, kind, &g.scene, origins, directions, &query);
         }
-        queries::any_hit::<f32, _>(py, &g.scene, origins, directions, &query)
-    }
-
-    /// Every crossing of every ray, flat, sorted by ray then `t`, with `ray` indices.
-    fn all_hits<'py>(
-        &self,
-        py: Python<'py>,
-        origins: &Bound<'py, PyAny>,
-        directions: Option<&Bound<'py, PyAny>>,
-        query: RayArgs,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let g = self.read();
-        if crate::large::wants_f64(origins, directions) {
-            return queries::all_hits::<f64, _>(py, &g.scene, origins, directions, &query);
-        }
-        queries::all_hits::<f32, _>(py, &g.scene, origins, directions, &query)
+        queries::ray_query::<f32, _>(py, kind, &g.scene, origins, directions, &query)
     }
 
     /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:

@@ -5,7 +5,7 @@ use pyo3::types::PyDict;
 use raypick::query::Mesh;
 
 use crate::convert::{arr1, arr2, points, FloatArg};
-use crate::pool;
+use crate::{pool, RaypickError};
 
 /// Runs `f` over the points of `pts` without the GIL.
 fn over_points<'py, T: Send>(
@@ -20,32 +20,35 @@ fn over_points<'py, T: Send>(
     pool::run(py, threads, || Ok(f(&points(&pv, "point", strict)?)))
 }
 
-/// Generalized winding numbers, float32 (NaN for a non-finite point when not strict).
-pub fn winding_numbers<'py>(
+/// The solid query `kind` ("winding_number", "contains" or "signed_distance") of `mesh`
+/// at the points: winding numbers in float32 (NaN for a non-finite point when not strict),
+/// inside tests (false for one), signed distances as columns.
+pub fn solid_query<'py>(
     py: Python<'py>,
+    kind: &str,
     mesh: &Mesh,
     pts: &Bound<'py, PyAny>,
     strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let w = over_points(py, pts, strict, threads, |p| mesh.winding_numbers(p))?;
-    Ok(arr1(py, w).into_any())
-}
-
-/// Inside tests, bool (false for a non-finite point when not strict).
-pub fn contains<'py>(
-    py: Python<'py>,
-    mesh: &Mesh,
-    pts: &Bound<'py, PyAny>,
-    strict: bool,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let c = over_points(py, pts, strict, threads, |p| mesh.contains_points(p))?;
-    Ok(arr1(py, c).into_any())
+    match kind {
+        "winding_number" => {
+            let w = over_points(py, pts, strict, threads, |p| mesh.winding_numbers(p))?;
+            Ok(arr1(py, w).into_any())
+        }
+        "contains" => {
+            let c = over_points(py, pts, strict, threads, |p| mesh.contains_points(p))?;
+            Ok(arr1(py, c).into_any())
+        }
+        "signed_distance" => Ok(signed_distances(py, mesh, pts, strict, threads)?.into_any()),
+        other => Err(RaypickError::new_err(format!(
+            "unknown solid query {other:?}"
+        ))),
+    }
 }
 
 /// Signed distances (negative inside) with the nearest points, as columns.
-pub fn signed_distances<'py>(
+fn signed_distances<'py>(
     py: Python<'py>,
     mesh: &Mesh,
     pts: &Bound<'py, PyAny>,
