@@ -60,3 +60,39 @@ pub(crate) fn pop<T: Keyed>(h: &mut SmallVec<[T; 64]>) -> Option<T> {
     }
     top
 }
+
+/// A pending entry of a best-first traversal: `(bound, a, count)`, a leaf's range of
+/// leaf-order positions `a..a + count` when `count > 0`, else the node `a`.
+pub(crate) type Pending = (Real, u32, u32);
+
+/// The best-first loop of both trees' `traverse_best_first_in`: `expand(None, ..)` seeds
+/// the heap with the root's entries; then the entry with the smallest bound is popped until
+/// that bound exceeds `best` (from `max_dist`, lowered by `leaf`), leaves go to `leaf` and
+/// nodes to `expand(Some(node), heap, best)`, which pushes the node's children whose bound
+/// is within `best`. The heap is left empty.
+// `!(d <= best)`: a NaN bound ends the loop.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub(crate) fn best_first(
+    heap: &mut SmallVec<[Pending; 64]>,
+    max_dist: Real,
+    mut expand: impl FnMut(Option<u32>, &mut SmallVec<[Pending; 64]>, Real),
+    mut leaf: impl FnMut(std::ops::Range<usize>, &mut Real) -> std::ops::ControlFlow<()>,
+) {
+    heap.clear();
+    let mut best = max_dist;
+    expand(None, heap, best);
+    while let Some((d, a, count)) = pop(heap) {
+        if !(d <= best) {
+            break;
+        }
+        if count > 0 {
+            let s = a as usize;
+            if leaf(s..s + count as usize, &mut best).is_break() {
+                break;
+            }
+        } else {
+            expand(Some(a), heap, best);
+        }
+    }
+    heap.clear();
+}

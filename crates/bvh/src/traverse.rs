@@ -38,7 +38,7 @@ fn leaf_range(n: &Node) -> Range<usize> {
 pub struct BestFirstScratch {
     /// Pending entries: bound, then a node index (binary tree) or a slot's child/count pair
     /// (wide tree).
-    pub(crate) heap: SmallVec<[(Real, u32, u32); 64]>,
+    pub(crate) heap: SmallVec<[heap::Pending; 64]>,
 }
 
 impl BestFirstScratch {
@@ -260,42 +260,43 @@ impl Bvh {
         scratch: &mut BestFirstScratch,
         max_dist: Real,
         mut node_dist: D,
-        mut leaf: F,
+        leaf: F,
     ) where
         D: FnMut(&Aabb) -> Real,
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
         let nodes = &self.nodes[..];
-        let heap = &mut scratch.heap;
-        heap.clear();
         if nodes.is_empty() {
+            scratch.heap.clear();
             return;
         }
-        let mut best = max_dist;
-        let d0 = node_dist(&nodes[0].aabb());
-        if !(d0 <= best) {
-            return;
-        }
-        heap::push(heap, (d0, 0, 0));
-        while let Some((d, i, _)) = heap::pop(heap) {
-            if !(d <= best) {
-                break;
-            }
-            let node = &nodes[i as usize];
-            if node.count > 0 {
-                if leaf(leaf_range(node), &mut best).is_break() {
-                    break;
-                }
-            } else {
-                let c = node.index as usize;
-                for child in [c, c + 1] {
-                    let dc = node_dist(&nodes[child].aabb());
-                    if dc <= best {
-                        heap::push(heap, (dc, child as u32, 0));
+        heap::best_first(
+            &mut scratch.heap,
+            max_dist,
+            |node, heap, best| {
+                // The root is offered whole; a node's two children one by one.
+                let offered = match node {
+                    None => 0..1,
+                    Some(i) => {
+                        let c = nodes[i as usize].index as usize;
+                        c..c + 2
+                    }
+                };
+                for i in offered {
+                    let n = &nodes[i];
+                    let d = node_dist(&n.aabb());
+                    if d <= best {
+                        // A leaf's entry is its range; a node's is its index.
+                        let e = if n.count > 0 {
+                            (d, n.index, n.count)
+                        } else {
+                            (d, i as u32, 0)
+                        };
+                        heap::push(heap, e);
                     }
                 }
-            }
-        }
-        heap.clear();
+            },
+            leaf,
+        );
     }
 }

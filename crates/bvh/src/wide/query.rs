@@ -14,19 +14,16 @@
 use std::ops::{ControlFlow, Range};
 
 use raypick_primitives::{Aabb, Point3, Real};
-use smallvec::SmallVec;
 
 use super::layout::{sealed::Internal, slot_range};
 use super::stack::Stack;
 use super::{WideBvh, WideLayout, WideStats};
+use crate::heap::Pending;
 use crate::{heap, BestFirstScratch, MAX_DEPTH};
 
 /// Scales a squared box distance computed in f32 down past its rounding error (a few ulps),
 /// so that it stays a lower bound of the exact squared distance of every point in the box.
 const DIST2_SCALE: Real = 1.0 - 8.0 * Real::EPSILON;
-
-/// One pending slot: its bound, and its `child`/`count` pair.
-type Pending = (Real, u32, u32);
 
 /// Bit `i` set for each used slot of `n` whose box overlaps `q` (closed boxes). Unused
 /// slots are masked out: their boxes are inverted or arbitrary.
@@ -189,42 +186,32 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
         scratch: &mut BestFirstScratch,
         max_dist: Real,
         mut node_dist: D,
-        mut leaf: F,
+        leaf: F,
     ) where
         D: FnMut(&Aabb) -> Real,
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
         let nodes = &self.nodes[..];
-        let heap = &mut scratch.heap;
-        heap.clear();
-        let Some(root) = nodes.first() else {
+        if nodes.is_empty() {
+            scratch.heap.clear();
             return;
-        };
-        let mut best = max_dist;
-        let mut push_slots = |heap: &mut SmallVec<[Pending; 64]>, n: &L, best: Real| {
-            for i in 0..n.child_count() {
-                let d = node_dist(&n.child_aabb(i));
-                if d <= best {
-                    let (c, k) = n.slot(i);
-                    heap::push(heap, (d, c, k));
-                }
-            }
-        };
-        push_slots(heap, root, best);
-        while let Some((d, child, count)) = heap::pop(heap) {
-            if !(d <= best) {
-                break;
-            }
-            if count > 0 {
-                let s = child as usize;
-                if leaf(s..s + count as usize, &mut best).is_break() {
-                    break;
-                }
-            } else {
-                push_slots(heap, &nodes[child as usize], best);
-            }
         }
-        heap.clear();
+        heap::best_first(
+            &mut scratch.heap,
+            max_dist,
+            |node, heap, best| {
+                // The root's slots first, then each popped node's.
+                let n = &nodes[node.unwrap_or(0) as usize];
+                for i in 0..n.child_count() {
+                    let d = node_dist(&n.child_aabb(i));
+                    if d <= best {
+                        let (c, k) = n.slot(i);
+                        heap::push(heap, (d, c, k));
+                    }
+                }
+            },
+            leaf,
+        );
     }
 
     /// Nearest-first traversal for the closest point to `p`: depth first, into the slot of
