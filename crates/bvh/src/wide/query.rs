@@ -157,19 +157,10 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     }
 
     /// Best-first traversal by a lower bound, for nearest-point and nearest-object queries:
-    /// the contract of [`Bvh::traverse_best_first`](crate::Bvh::traverse_best_first) over
-    /// the wide tree's slots.
-    ///
-    /// `node_dist(&aabb)` returns a lower bound of the distance from the query to anything in
-    /// the box (any monotone measure, e.g. squared distance). Leaves are visited in
-    /// increasing order of their bound; `leaf(range, &mut best)` may lower `best` (which
-    /// starts at `max_dist`), and slots whose bound exceeds `best` are pruned. Visiting stops
-    /// when the smallest pending bound exceeds `best`, or on [`ControlFlow::Break`]. A NaN
-    /// bound prunes its slot; a NaN `max_dist` visits nothing.
-    ///
-    /// Keeps up to 64 pending slots inline; a larger frontier allocates. Use
-    /// [`WideBvh::traverse_best_first_in`] with a reused [`BestFirstScratch`] to avoid
-    /// that.
+    /// the contract of [`Bvh::traverse_best_first`](crate::Bvh::traverse_best_first)
+    /// (bounds, pruning, stopping, NaN, allocation) over the wide tree's slots. Use
+    /// [`WideBvh::traverse_best_first_in`] with a reused [`BestFirstScratch`] to never
+    /// allocate.
     pub fn traverse_best_first<D, F>(&self, max_dist: Real, node_dist: D, leaf: F)
     where
         D: FnMut(&Aabb) -> Real,

@@ -14,7 +14,7 @@ use std::ops::ControlFlow;
 use super::layout::sealed::Internal;
 use super::stack::Stack;
 use super::traverse::{
-    announce, prefetch_item, Item, Kernel, Mode, RayLayout8, RayTraversal, RayVisitor,
+    announce, prefetch_item, push_entered, Item, Kernel, Mode, RayLayout8, RayTraversal, RayVisitor,
 };
 use super::WideBvh;
 use crate::BoxRay;
@@ -103,25 +103,15 @@ where
                 w.item = first;
                 return true;
             }
-            let rank = if ORDERED {
-                k.ranks(&dist, mask)
-            } else {
-                [0; N]
-            };
-            let mut bits = mask;
-            let mut placed = w.stack.place_ranked();
-            while bits != 0 {
-                let i = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let it = Item::slot(node, &dist, i);
-                announce(nodes, &it, leaf);
-                if ORDERED {
-                    placed.put(rank[i] as usize, it);
-                } else {
-                    placed.push(it);
-                }
-            }
-            placed.finish();
+            push_entered::<N, ORDERED, CAP, _, _, _>(
+                k,
+                &mut w.stack,
+                nodes,
+                node,
+                &dist,
+                mask,
+                leaf,
+            );
         }
     }
     // The nearest pending slot still entered before t_max (announced when pushed).

@@ -272,28 +272,9 @@ pub(crate) fn traverse_with_kernel<
                     item = first;
                     continue;
                 }
-                // Push the entered slots sorted so that the nearest ends on top: each goes
-                // straight to its rank's place (no data-dependent branches beyond the slot
-                // loop), or in slot order when unordered.
-                let rank = if ORDERED {
-                    k.ranks(&dist, mask)
-                } else {
-                    [0; N]
-                };
-                let mut bits = mask;
-                let mut placed = stack.place_ranked();
-                while bits != 0 {
-                    let i = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let it = Item::slot(node, &dist, i);
-                    announce(nodes, &it, leaf);
-                    if ORDERED {
-                        placed.put(rank[i] as usize, it);
-                    } else {
-                        placed.push(it);
-                    }
-                }
-                placed.finish();
+                push_entered::<N, ORDERED, CAP, _, _, _>(
+                    k, &mut stack, nodes, node, &dist, mask, leaf,
+                );
                 if let Some(top) = stack.pop() {
                     item = top;
                 }
@@ -309,6 +290,42 @@ pub(crate) fn traverse_with_kernel<
             }
         }
     }
+}
+
+/// Pushes the slots of `node` set in `mask` (three or more entered) onto `stack`, each
+/// announced, sorted so that the nearest ends on top: each goes straight to its rank's
+/// place (no data-dependent branches beyond the slot loop), or in slot order when
+/// unordered. Shared by the single-ray loop and the stream.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn push_entered<const N: usize, const ORDERED: bool, const CAP: usize, L, K, F>(
+    k: K,
+    stack: &mut Stack<Item, CAP>,
+    nodes: &[L],
+    node: &L,
+    dist: &[f32; N],
+    mask: u32,
+    leaf: &mut F,
+) where
+    L: Internal<N>,
+    K: Kernel<N, L>,
+    F: RayVisitor,
+{
+    let rank = if ORDERED { k.ranks(dist, mask) } else { [0; N] };
+    let mut bits = mask;
+    let mut placed = stack.place_ranked();
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let it = Item::slot(node, dist, i);
+        announce(nodes, &it, leaf);
+        if ORDERED {
+            placed.put(rank[i] as usize, it);
+        } else {
+            placed.push(it);
+        }
+    }
+    placed.finish();
 }
 
 /// Starts loading a pushed child: its node, or its leaf's primitives where the visitor says
