@@ -180,6 +180,19 @@ pub struct SceneData {
 }
 
 impl SceneData {
+    /// One mesh placed once, by the translation that undoes its re-centring: what the
+    /// single-mesh formats (PLY, STL) load.
+    pub(crate) fn single_mesh(format: Format, name: &str, mesh: LoadedMesh) -> Self {
+        let place = Matrix4::new_translation(&mesh.offset);
+        Self {
+            format,
+            instances: vec![LoadedInstance::new(name.to_owned(), 0, place)],
+            meshes: vec![mesh],
+            points: Vec::new(),
+            lines: Vec::new(),
+        }
+    }
+
     /// Total triangles over all instances (a shared mesh counts once per instance).
     pub fn instance_triangle_count(&self) -> usize {
         self.instances

@@ -10,7 +10,7 @@ use ply_rs::ply::{
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{recentre, LoadedInstance, LoadedMesh, LoadedPoints, SceneData};
+use crate::loaded::{recentre, LoadedMesh, LoadedPoints, SceneData};
 use crate::{guard, Format};
 
 /// Reads PLY. Vertices come from the `vertex` element's `x`, `y`, `z` (any numeric type),
@@ -122,17 +122,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
         offset,
     };
     mesh.check(file)?;
-    Ok(SceneData {
-        format: Format::Ply,
-        instances: vec![LoadedInstance::new(
-            name.to_owned(),
-            0,
-            Matrix4::new_translation(&offset),
-        )],
-        meshes: vec![mesh],
-        points: Vec::new(),
-        lines: Vec::new(),
-    })
+    Ok(SceneData::single_mesh(Format::Ply, name, mesh))
 }
 
 /// Refuses an `element` line of the header whose count is not a whole number of at most 64

@@ -2,11 +2,10 @@
 
 use std::io::Cursor;
 
-use nalgebra::Matrix4;
 use raypick_primitives::Point3;
 
 use crate::error::{Error, ErrorKind};
-use crate::loaded::{recentre, LoadedInstance, LoadedMesh, SceneData};
+use crate::loaded::{recentre, LoadedMesh, SceneData};
 use crate::{guard, Format};
 
 const HEADER: usize = 84;
@@ -57,17 +56,7 @@ pub(crate) fn read(bytes: &[u8], file: &str, name: &str) -> Result<SceneData, Er
             .collect(),
     };
     mesh.check(file)?;
-    Ok(SceneData {
-        format: Format::Stl,
-        instances: vec![LoadedInstance::new(
-            name.to_owned(),
-            0,
-            Matrix4::new_translation(&offset),
-        )],
-        meshes: vec![mesh],
-        points: Vec::new(),
-        lines: Vec::new(),
-    })
+    Ok(SceneData::single_mesh(Format::Stl, name, mesh))
 }
 
 fn binary_count(bytes: &[u8]) -> Option<u64> {

@@ -77,6 +77,7 @@ pub mod triangle_aabb;
 pub mod triangle_obb;
 pub mod triangle_sphere;
 pub mod triangle_triangle;
+mod vec64;
 
 pub use aabb::Aabb;
 pub use aabb_aabb::aabb_aabb;

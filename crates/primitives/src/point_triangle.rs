@@ -1,6 +1,7 @@
 //! Closest point on a triangle to a point: Ericson's Voronoi-region method
 //! (Real-Time Collision Detection, 5.1.5).
 
+use crate::vec64::{dot, sub, P64};
 use crate::{Point3, Real, Triangle};
 
 /// The closest point of a triangle to a query point, with its barycentric coordinates.
@@ -48,16 +49,6 @@ pub fn point_triangle(p: &Point3<Real>, tri: &Triangle) -> Option<PointTriangleP
         v: v as Real,
         distance_squared: dot(d, d) as Real,
     })
-}
-
-pub(crate) type P64 = [f64; 3];
-
-fn sub(a: P64, b: P64) -> P64 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: P64, b: P64) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 fn lerp(a: P64, b: P64, t: f64) -> P64 {

@@ -1,6 +1,7 @@
 //! Spheres, and bounding spheres of point sets (Ritter's approximation and Welzl's exact
 //! minimal sphere).
 
+use crate::vec64::{cross, dot, sub, P64};
 use crate::{Point3, Real};
 
 /// A closed ball: every point within `radius` of `center`.
@@ -104,8 +105,6 @@ impl Sphere {
     }
 }
 
-type P64 = [f64; 3];
-
 fn finite_f64(points: &[Point3<Real>]) -> Vec<P64> {
     points
         .iter()
@@ -117,22 +116,6 @@ fn finite_f64(points: &[Point3<Real>]) -> Vec<P64> {
 fn dist2(a: P64, b: P64) -> f64 {
     let d = sub(a, b);
     dot(d, d)
-}
-
-fn sub(a: P64, b: P64) -> P64 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: P64, b: P64) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: P64, b: P64) -> P64 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 fn mid(a: P64, b: P64) -> P64 {

@@ -5,7 +5,8 @@
 //! points of two edges (Ericson, Real-Time Collision Detection, 5.1.9). Coplanar overlaps
 //! reach 0 through those features too (crossing edges, or a corner inside the other).
 
-use crate::point_triangle::{closest_f64, P64};
+use crate::point_triangle::closest_f64;
+use crate::vec64::{cross, dot, sub, P64};
 use crate::{Point3, Real, Triangle};
 
 /// The closest points of two triangles.
@@ -17,22 +18,6 @@ pub struct TriangleTriangleDistance {
     pub point_b: Point3<Real>,
     /// Their distance, computed in f64 and rounded once; 0 when the triangles touch.
     pub distance: Real,
-}
-
-fn sub(a: P64, b: P64) -> P64 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: P64, b: P64) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: P64, b: P64) -> P64 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 fn lerp(a: P64, b: P64, t: f64) -> P64 {
