@@ -21,7 +21,7 @@ pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
 mod ray;
-mod solid;
+pub(crate) mod solid;
 mod tree;
 mod triangle_kernel;
 #[cfg(target_arch = "x86_64")]

@@ -1,6 +1,7 @@
 //! Solid queries over a [`Scene`]: winding number, inside/outside and signed distance,
 //! summed over every instance under its transform.
 
+use crate::mesh::solid::signed::signed_by_side;
 use raypick_primitives::{Point3, Real};
 
 use super::query::HitGeometry;
@@ -81,16 +82,8 @@ impl Scene {
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SceneSignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY, &SceneQuery::default())?;
         let (w, on) = self.winding(p);
-        let inside = on || w >= 0.5;
-        let distance = if near.distance == 0.0 {
-            0.0
-        } else if inside {
-            -near.distance
-        } else {
-            near.distance
-        };
         Some(SceneSignedDistance {
-            distance,
+            distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,
             instance: near.instance,
             geometry: near.geometry,

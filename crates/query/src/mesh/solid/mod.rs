@@ -5,7 +5,7 @@ mod angle;
 mod expansion;
 mod grid;
 mod pair;
-mod signed;
+pub(crate) mod signed;
 mod tree;
 mod winding;
 

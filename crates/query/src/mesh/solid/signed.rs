@@ -84,15 +84,8 @@ impl Mesh {
 
     /// The signed distance from the nearest point and the side.
     pub(super) fn signed(near: NearestPoint, inside: bool, winding: f64) -> SignedDistance {
-        let distance = if near.distance == 0.0 {
-            0.0
-        } else if inside {
-            -near.distance
-        } else {
-            near.distance
-        };
         SignedDistance {
-            distance,
+            distance: signed_by_side(near.distance, inside),
             point: near.point,
             triangle: near.triangle,
             u: near.u,
@@ -115,5 +108,17 @@ impl Mesh {
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SignedDistance>> {
         self.winding_tree();
         par_map(points, |p| self.signed_distance(*p))
+    }
+}
+
+/// The distance negated inside: the sign convention of every signed distance (0 on the
+/// surface, whatever the side).
+pub(crate) fn signed_by_side(distance: Real, inside: bool) -> Real {
+    if distance == 0.0 {
+        0.0
+    } else if inside {
+        -distance
+    } else {
+        distance
     }
 }
