@@ -27,9 +27,9 @@ fn dist64(p: &Plane, x: &V64) -> f64 {
     wv(&p.normal).dot(x) - p.offset as f64
 }
 
-/// The worked example of issue 2: the unit box at the origin, normal (-1,-1,-1).
+/// A worked example by hand: the unit box at the origin, normal (-1,-1,-1).
 #[test]
-fn plane_aabb_issue_worked_example() {
+fn plane_aabb_worked_example() {
     let unit = Aabb::from_min_size(p3(0.0, 0.0, 0.0), v3(1.0, 1.0, 1.0));
     let n = v3(-1.0, -1.0, -1.0);
     let through = |p: f32| Plane::from_point_normal(&p3(p, p, p), &n);
