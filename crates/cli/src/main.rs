@@ -287,17 +287,7 @@ fn demo(output: &Path, size: Size) -> Result<(), CliError> {
         None => println!("pick at the centre pixel ({px}, {py}): no hit"),
     }
     let r = render::render_shaded(&world, &camera, size, hit.map(|h| (h.object, h.triangle)));
-    save_png(&r.image, output)?;
-    println!(
-        "rendered {} ({}x{}, picked triangle in yellow): {} rays in {}, {}rays/s",
-        output.display(),
-        size.width,
-        size.height,
-        r.rays,
-        fmt_duration(r.elapsed),
-        fmt_rate(r.rays_per_second())
-    );
-    Ok(())
+    save_rendered(&r, output, size, ", picked triangle in yellow")
 }
 
 fn info(file: &Path) -> Result<(), CliError> {
@@ -433,9 +423,25 @@ fn render_cmd(
         render::overlay(&world, &camera, size, &mut r);
         r
     };
+    save_rendered(&r, output, size, "")?;
+    if let Some((min, mean, max)) = r.cost {
+        println!(
+            "nodes visited per pixel: min {min}, mean {mean:.1}, max {max} (blue = min, red = max)"
+        );
+    }
+    Ok(())
+}
+
+/// Writes the PNG and says what was rendered (`note` goes after the size).
+fn save_rendered(
+    r: &render::Rendered,
+    output: &Path,
+    size: Size,
+    note: &str,
+) -> Result<(), CliError> {
     save_png(&r.image, output)?;
     println!(
-        "rendered {} ({}x{}): {} rays in {}, {}rays/s",
+        "rendered {} ({}x{}{note}): {} rays in {}, {}rays/s",
         output.display(),
         size.width,
         size.height,
@@ -443,11 +449,6 @@ fn render_cmd(
         fmt_duration(r.elapsed),
         fmt_rate(r.rays_per_second())
     );
-    if let Some((min, mean, max)) = r.cost {
-        println!(
-            "nodes visited per pixel: min {min}, mean {mean:.1}, max {max} (blue = min, red = max)"
-        );
-    }
     Ok(())
 }
 
