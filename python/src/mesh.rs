@@ -157,6 +157,9 @@ impl PyMesh {
         )
     }
 
+    // `Mesh` and `Scene` each declare their native entries (pyo3 wants them per class); both
+    // are one call into `queries`, where the work is written once.
+
     /// The ray queries behind the package's `Mesh.closest_hit`, `any_hit` and `all_hits`
     /// (`kind` "closest", "any" or "all"; `query` the dict of `_Queries._kw`).
     fn rays<'py>(
