@@ -129,7 +129,7 @@ main() {
     build)
         [ $# -eq 1 ] || usage
         ensure_cargo_fuzz
-        for dir in $(for t in $(available); do echo "${crate_of[$t]}"; done | uniq); do
+        for dir in $(for t in $(available); do echo "${crate_of[$t]}"; done | sort -u); do
             echo "== cargo fuzz build ($dir)"
             (cd "$root/$dir" && cargo fuzz build "${build_flags[@]}")
         done
