@@ -53,8 +53,10 @@ __all__ = [
     "Hits",
     "Mesh",
     "Nearest",
+    "PointSet",
     "RaypickError",
     "Scene",
+    "SegmentSet",
     "SignedDistance",
     "get_threads",
     "load",
@@ -429,23 +431,70 @@ class Scene(_Queries):
 
     def pick(self, camera: Camera, width: float, height: float, x: float, y: float, *,
              snap_radius: Optional[float] = None, snap_occluded: bool = False,
-             mask: int = 0xFFFFFFFF) -> Optional[dict]:
+             mask: int = 0xFFFFFFFF, radius_px: float = 5.0, xray: bool = False) -> Optional[dict]:
         """What the cursor at window position ``(x, y)`` of a ``width`` x ``height`` viewport
         picks: ``None`` when nothing, else a dict with ``ray`` (6 floats), ``hit`` (``None`` or
         a dict of ``t``, ``instance``, ``triangle``, ``uv``, ``point``, ``normal``,
-        ``front_face``) and, with ``snap_radius`` (pixels), the nearest visible ``vertex``
-        and ``edge`` within it (``None`` when there is none). A cursor outside the viewport, a
-        viewport without area or a camera that cannot make a ray raises ``RaypickError``."""
+        ``front_face``), with ``snap_radius`` (pixels) the nearest visible ``vertex`` and
+        ``edge`` within it (``None`` when there is none), and ``prim``: the point or segment
+        of a :class:`PointSet` or :class:`SegmentSet` whose projection lies within
+        ``radius_px`` of the cursor, nearest the camera and hidden by no surface (``xray``
+        ignores surfaces), as a dict of ``kind`` (``"point"`` or ``"segment"``), ``set``,
+        ``index``, ``u`` (along a segment), ``point`` (float64), ``distance_px`` and
+        ``depth``; it wins over the surface ``hit`` behind it, as in CAD tools. A cursor
+        outside the viewport, a viewport without area or a camera that cannot make a ray
+        raises ``RaypickError``."""
         return self._native.pick(camera._native, float(width), float(height), float(x), float(y),
-                                 snap_radius, bool(snap_occluded), int(mask))
+                                 snap_radius, bool(snap_occluded), int(mask), float(radius_px), bool(xray))
+
+    def add_points(self, points: "PointSet", transform: Optional[ArrayLike] = None) -> int:
+        """Places a :class:`PointSet` (shared, not copied) under a ``(4, 4)`` affine
+        ``transform`` (identity when omitted); returns its set id, which ``pick``,
+        ``prims_within_ray``, ``nearest_prim`` and ``select_rect`` report (set ids are apart
+        from instance ids). Ray queries do not see points: they have no area."""
+        t = None if transform is None else np.asarray(transform, dtype=np.float64)
+        return self._native.add_points(points._native, t)
+
+    def add_segments(self, segments: "SegmentSet", transform: Optional[ArrayLike] = None) -> int:
+        """:meth:`add_points` for a :class:`SegmentSet`."""
+        t = None if transform is None else np.asarray(transform, dtype=np.float64)
+        return self._native.add_segments(segments._native, t)
+
+    def set_prims_mask(self, set_id: int, mask: int) -> None:
+        """Sets the layer mask of a point or segment set."""
+        self._native.set_prims_mask(int(set_id), int(mask))
+
+    def remove_prims(self, set_id: int) -> None:
+        """Removes a point or segment set (its id may be reused later)."""
+        self._native.remove_prims(int(set_id))
+
+    def prims_within_ray(self, origin: ArrayLike, direction: ArrayLike, radius: float, *,
+                         mask: int = 0xFFFFFFFF) -> dict:
+        """Every point and segment within ``radius`` (world units) of the ray ``origin + t *
+        direction``, ``t >= 0``, measured in world space in float64: a dict of arrays
+        ``set``, ``kind`` (0 point, 1 segment), ``index``, ``t``, ``u`` and ``distance``,
+        sorted by ``t``."""
+        o = [float(c) for c in np.asarray(origin, dtype=np.float64).reshape(3)]
+        d = [float(c) for c in np.asarray(direction, dtype=np.float64).reshape(3)]
+        return self._native.prims_within_ray(o, d, float(radius), int(mask))
+
+    def nearest_prim(self, points: ArrayLike, max_distance: float = float("inf"), *,
+                     mask: int = 0xFFFFFFFF, threads: Optional[int] = None) -> dict:
+        """For each point ``(..., 3)``, the nearest point or segment within ``max_distance``:
+        a dict of ``found``, ``set``, ``kind``, ``index``, ``u``, ``point`` (float64) and
+        ``distance`` (``inf`` when none), with the points' leading shape."""
+        p, lead = _points(points)
+        return _shaped(self._native.nearest_prim(p, float(max_distance), int(mask), threads), lead)
 
     def select_rect(self, camera: Camera, width: float, height: float, x0: float, y0: float,
                     x1: float, y1: float, *, mode: str = "inside", triangles: bool = False,
                     visible_only: bool = False, mask: int = 0xFFFFFFFF) -> dict:
         """Marquee selection: the instances ``"inside"`` (or ``"intersecting"``) the window
         rectangle with corners ``(x0, y0)`` and ``(x1, y1)``. Returns ``{"instances": [ids],
-        "triangles": {id: uint32 array}}`` (triangles filled when ``triangles=True``);
-        ``visible_only`` keeps only what sample rays through the rectangle reach first."""
+        "triangles": {id: uint32 array}, "prims": {set id: uint32 array}}`` (triangles filled
+        when ``triangles=True``; ``prims`` lists the points, and the segments by ``mode``, of
+        each point or segment set); ``visible_only`` keeps only what sample rays through the
+        rectangle reach first (points and segments: what no surface hides)."""
         return self._native.select_rect(camera._native, float(width), float(height), float(x0), float(y0),
                                         float(x1), float(y1), mode, bool(triangles), bool(visible_only), int(mask))
 
@@ -458,6 +507,43 @@ class Scene(_Queries):
 
     def __repr__(self) -> str:
         return repr(self._native)
+
+
+class PointSet:
+    """A point cloud with its BVH, for :meth:`Scene.add_points`: picked under the cursor with
+    a tolerance in pixels and found around rays and points. ``points`` is ``(N, 3)``; a NaN
+    or infinite point raises :class:`RaypickError` naming it."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, points: ArrayLike):
+        self._native = _raypick.PointSet(_floats(points, "points"))
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"PointSet({len(self)} points)"
+
+
+class SegmentSet:
+    """Line segments between indexed points, with their BVH, for :meth:`Scene.add_segments`.
+    ``segments`` is ``(M, 2)`` point indices; without it, the polyline through ``points`` in
+    order (``closed`` joins the last point to the first). A segment with both ends equal is
+    a point."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, points: ArrayLike, segments: Optional[ArrayLike] = None, *, closed: bool = False):
+        p = _floats(points, "points")
+        s = None if segments is None else np.asarray(segments).astype(np.int64, copy=False)
+        self._native = _raypick.SegmentSet(p, s, bool(closed))
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"SegmentSet({len(self)} segments)"
 
 
 class Camera:

@@ -10,6 +10,7 @@ mod convert;
 mod large;
 mod load;
 mod mesh;
+mod points;
 mod pool;
 mod queries;
 mod scene;
@@ -31,6 +32,8 @@ fn _raypick(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mesh::PyMesh>()?;
     m.add_class::<scene::PyScene>()?;
     m.add_class::<camera::PyCamera>()?;
+    m.add_class::<points::PyPointSet>()?;
+    m.add_class::<points::PySegmentSet>()?;
     m.add_function(wrap_pyfunction!(load::load, m)?)?;
     m.add_function(wrap_pyfunction!(load::load_scene, m)?)?;
     m.add_function(wrap_pyfunction!(pool::set_threads, m)?)?;

@@ -39,5 +39,6 @@ pub fn load_scene(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PyScene>
         scene: l.scene,
         meshes: l.meshes,
         instances,
+        prims: HashMap::new(),
     }))
 }

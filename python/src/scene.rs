@@ -10,14 +10,16 @@ use pyo3::types::PyDict;
 use raypick::io::Matrix4;
 use raypick::primitives::{Point3, Ray};
 use raypick::query::camera::ScreenRect;
+use raypick::query::points::PickConfig;
 use raypick::query::scene::{
-    InstanceId, MeshId, PickOptions, SelectMode, SelectOptions, VisibleSampling,
+    InstanceId, MeshId, PickOptions, PrimId, SelectMode, SelectOptions, VisibleSampling,
 };
 use raypick::query::{Scene, SceneHit, SceneQuery};
 
 use crate::camera::{viewport, PyCamera};
 use crate::convert::arr1;
 use crate::mesh::PyMesh;
+use crate::points::{PyPointSet, PySegmentSet};
 use crate::queries::{self, Near, NearestTarget, Opts, RayArgs, Rec, Target, INVALID};
 use crate::RaypickError;
 
@@ -27,6 +29,8 @@ pub(crate) struct Inner {
     pub meshes: Vec<MeshId>,
     /// Live instances by the id reported in hits (`InstanceId::index`).
     pub instances: HashMap<u32, InstanceId>,
+    /// Live point and segment set instances by their id (`PrimId::index`).
+    pub prims: HashMap<u32, PrimId>,
 }
 
 /// Meshes and their instances under 4x4 transforms, with a top-level BVH.
@@ -115,6 +119,14 @@ impl NearestTarget for Scene {
     }
 }
 
+fn scene_err(e: impl std::fmt::Display) -> PyErr {
+    RaypickError::new_err(e.to_string())
+}
+
+fn unknown_set(set: u32) -> PyErr {
+    RaypickError::new_err(format!("point or segment set {set} does not exist"))
+}
+
 fn matrix(t: Option<PyReadonlyArrayDyn<'_, f64>>) -> PyResult<Matrix4<f64>> {
     let Some(t) = t else {
         return Ok(Matrix4::identity());
@@ -162,6 +174,7 @@ impl PyScene {
             scene: Scene::new(),
             meshes: Vec::new(),
             instances: HashMap::new(),
+            prims: HashMap::new(),
         })
     }
 
@@ -235,6 +248,87 @@ impl PyScene {
         })
     }
 
+    /// Places a point set under the 4x4 `transform` (identity when omitted) and returns its
+    /// id (its own id space, apart from the instances').
+    #[pyo3(signature = (points, transform=None))]
+    fn add_points(
+        &self,
+        points: &PyPointSet,
+        transform: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<u32> {
+        let m = matrix(transform)?.cast::<f32>();
+        self.edit(|s| {
+            let id = s
+                .scene
+                .add_point_set(points.set.clone(), &m)
+                .map_err(scene_err)?;
+            s.prims.insert(id.index(), id);
+            Ok(id.index())
+        })
+    }
+
+    /// [`PyScene::add_points`] for a segment set.
+    #[pyo3(signature = (segments, transform=None))]
+    fn add_segments(
+        &self,
+        segments: &PySegmentSet,
+        transform: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<u32> {
+        let m = matrix(transform)?.cast::<f32>();
+        self.edit(|s| {
+            let id = s
+                .scene
+                .add_segment_set(segments.set.clone(), &m)
+                .map_err(scene_err)?;
+            s.prims.insert(id.index(), id);
+            Ok(id.index())
+        })
+    }
+
+    /// Sets the layer mask of point or segment set `set`.
+    fn set_prims_mask(&self, set: u32, mask: u32) -> PyResult<()> {
+        self.edit(|s| {
+            let id = *s.prims.get(&set).ok_or_else(|| unknown_set(set))?;
+            s.scene.set_prims_mask(id, mask).map_err(scene_err)
+        })
+    }
+
+    /// Removes point or segment set `set`.
+    fn remove_prims(&self, set: u32) -> PyResult<()> {
+        self.edit(|s| {
+            let id = s.prims.remove(&set).ok_or_else(|| unknown_set(set))?;
+            s.scene.remove_prims(id).map_err(scene_err)
+        })
+    }
+
+    /// Every point and segment within `radius` of the ray (columns sorted by `t`).
+    #[pyo3(signature = (origin, direction, radius, mask=u32::MAX))]
+    fn prims_within_ray<'py>(
+        &self,
+        py: Python<'py>,
+        origin: [f32; 3],
+        direction: [f32; 3],
+        radius: f64,
+        mask: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.read();
+        crate::points::within_ray(py, &g.scene, origin, direction, radius, mask)
+    }
+
+    /// The nearest point or segment to each point within `max_distance` (columns).
+    #[pyo3(signature = (points, max_distance=f64::INFINITY, mask=u32::MAX, threads=None))]
+    fn nearest_prim<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        max_distance: f64,
+        mask: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.read();
+        crate::points::nearest(py, &g.scene, points, max_distance, mask, threads)
+    }
+
     /// The live instance ids, ascending.
     fn instances(&self) -> Vec<u32> {
         let g = self.inner.read().unwrap_or_else(|p| p.into_inner());
@@ -292,9 +386,11 @@ impl PyScene {
     }
 
     /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
-    /// `None` for nothing, else a dict with `hit` (a dict or `None`), and with
-    /// `snap_radius` (pixels) the nearest `vertex` and `edge` within it.
-    #[pyo3(signature = (camera, width, height, x, y, snap_radius=None, snap_occluded=false, mask=u32::MAX))]
+    /// `None` for nothing, else a dict with `hit` (a dict or `None`), with `snap_radius`
+    /// (pixels) the nearest `vertex` and `edge` within it, and `prim`: the point or segment
+    /// within `radius_px` that no surface hides (or any, with `xray`), which wins over the
+    /// surface behind it.
+    #[pyo3(signature = (camera, width, height, x, y, snap_radius=None, snap_occluded=false, mask=u32::MAX, radius_px=5.0, xray=false))]
     #[allow(clippy::too_many_arguments)]
     fn pick<'py>(
         &self,
@@ -307,12 +403,15 @@ impl PyScene {
         snap_radius: Option<f32>,
         snap_occluded: bool,
         mask: u32,
+        radius_px: f64,
+        xray: bool,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let vp = viewport(width, height)?;
         let mut options = PickOptions::default()
             .with_query(SceneQuery::default().with_mask(mask))
             .with_snap_occluded(snap_occluded);
         options.snap_radius = snap_radius;
+        options.prims = PickConfig { radius_px, xray };
         let g = self.read();
         // A pixel outside the viewport or a camera that cannot make a ray is an error; an
         // empty pixel is None.
@@ -333,6 +432,10 @@ impl PyScene {
             ],
         )?;
         d.set_item("hit", p.hit.map(|h| hit_dict(py, &h)).transpose()?)?;
+        let prim = p
+            .prim
+            .map(|c| crate::points::pick_dict(py, c.id.index(), &c.pick));
+        d.set_item("prim", prim.transpose()?)?;
         let vertex = p.vertex.map(|v| {
             let e = PyDict::new(py);
             e.set_item("instance", v.instance.index())?;
@@ -385,11 +488,10 @@ impl PyScene {
                 )))
             }
         };
-        // The Python scene holds no point or segment sets.
         let options = SelectOptions {
             mode,
             triangles,
-            prims: false,
+            prims: true,
             visible_only: visible_only.then(VisibleSampling::default),
             query: SceneQuery::default().with_mask(mask),
         };
@@ -405,6 +507,11 @@ impl PyScene {
             tris.set_item(s.instance.index(), arr1(py, s.triangles))?;
         }
         d.set_item("triangles", tris)?;
+        let prims = PyDict::new(py);
+        for s in sel.prims {
+            prims.set_item(s.id.index(), arr1(py, s.indices))?;
+        }
+        d.set_item("prims", prims)?;
         Ok(d)
     }
 

@@ -15,3 +15,11 @@ def test_quickstart_runs():
     assert "counts per ray [0, 2]" in out  # a closed mesh: every ray enters and leaves
     assert "any_hit on a segment through the bunny: True" in out
     assert "scene instances hit: [0, 1]" in out
+
+
+def test_points_example_runs():
+    script = EXAMPLE.parent / "points.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("pick: point 210 of set 0 at [1.0, 0.5, 0.0]")
+    assert "within 0.03 of the ray: 20 points" in out
+    assert "nearest: sets [1, 0], indices [1, 210]" in out
