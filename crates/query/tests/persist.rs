@@ -4,13 +4,16 @@
 
 mod mesh_util;
 
+use std::sync::Arc;
+
 use mesh_util::{bipyramid, cad_cylinder, grid, noisy_grid, random_rays, soup, TestMesh};
 use nalgebra::{Isometry3, Matrix4};
 use raypick_bvh::BuildConfig;
 use raypick_primitives::{Point3, Ray, Vector3};
 use raypick_query::mesh::NodeLayout;
-use raypick_query::persist::{saved_kind, LoadError, SavedKind, MAGIC};
-use raypick_query::scene::{SceneQuery, SharedShape};
+use raypick_query::persist::{saved_kind, LoadError, SavedKind, FORMAT_VERSION, MAGIC};
+use raypick_query::points::{PointSet, SegmentSet};
+use raypick_query::scene::{PrimId, SceneQuery, SharedShape};
 use raypick_query::{Mesh, RayQuery, Scene};
 use raypick_test_support::Rng;
 
@@ -225,11 +228,13 @@ fn errors_name_the_problem() {
         Scene::from_bytes(&bytes).unwrap_err().to_string(),
         "the file holds a mesh, not a scene"
     );
-    let mut v2 = bytes.clone();
-    v2[8] = 2;
+    let mut next = bytes.clone();
+    next[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
     assert_eq!(
-        Mesh::from_bytes(&v2).unwrap_err(),
-        LoadError::UnsupportedVersion { found: 2 }
+        Mesh::from_bytes(&next).unwrap_err(),
+        LoadError::UnsupportedVersion {
+            found: FORMAT_VERSION + 1
+        }
     );
     let mut corrupt = bytes.clone();
     let last = corrupt.len() - 1;
@@ -395,4 +400,136 @@ fn scenes_reject_broken_references_and_unsavable_shapes() {
             let _ = s.closest_hit(&r, &SceneQuery::default());
         }
     }
+}
+
+/// The scene fixture with point and segment sets: one cloud placed twice (shared), a
+/// polyline under a mirror, a removed set slot, masks and user data.
+fn scene_with_sets() -> (Scene, Vec<PrimId>) {
+    let (mut scene, _) = scene_fixture();
+    let mut rng = Rng::new(21);
+    let pts: Vec<Point3<f32>> = (0..500)
+        .map(|_| {
+            Point3::new(
+                rng.range(-3.0, 3.0),
+                rng.range(-3.0, 3.0),
+                rng.range(-2.0, 2.0),
+            )
+        })
+        .collect();
+    let cloud = Arc::new(PointSet::new(pts.clone()).unwrap());
+    let line = Arc::new(SegmentSet::polyline(pts[..60].to_vec(), true).unwrap());
+    let stretch = Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.5, 1.0));
+    let mirror = Matrix4::new_nonuniform_scaling(&Vector3::new(-1.0, 1.0, 1.0))
+        * Matrix4::new_translation(&Vector3::new(0.5, 0.0, 0.25));
+    let mut ids = vec![
+        scene
+            .add_point_set(Arc::clone(&cloud), &Matrix4::identity())
+            .unwrap(),
+        scene.add_point_set(cloud, &stretch).unwrap(),
+    ];
+    let gone = scene.add_segment_set(Arc::clone(&line), &stretch).unwrap();
+    ids.push(scene.add_segment_set(line, &mirror).unwrap());
+    scene.remove_prims(gone).unwrap();
+    for (k, &id) in ids.iter().enumerate() {
+        scene.set_prims_user_data(id, 70 + k as u64).unwrap();
+        scene.set_prims_mask(id, 1 << (k % 2)).unwrap();
+    }
+    (scene, ids)
+}
+
+#[test]
+fn scenes_with_point_and_segment_sets_round_trip() {
+    let (mut scene, ids) = scene_with_sets();
+    let bytes = scene.to_bytes().unwrap();
+    assert_eq!(
+        &bytes[8..12],
+        &2u32.to_le_bytes(),
+        "sets need format version 2"
+    );
+    assert_eq!(
+        &scene_fixture().0.to_bytes().unwrap()[8..12],
+        &1u32.to_le_bytes()
+    );
+    let mut loaded = Scene::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        loaded.to_bytes().unwrap(),
+        bytes,
+        "the shared cloud is saved once"
+    );
+    for &id in &ids {
+        assert_eq!(loaded.prims(id).map(|p| p.1), scene.prims(id).map(|p| p.1));
+        assert_eq!(loaded.prims_user_data(id), scene.prims_user_data(id));
+    }
+    let mut rng = Rng::new(22);
+    for mask in [u32::MAX, 1, 2] {
+        let q = SceneQuery::default().with_mask(mask);
+        for _ in 0..100 {
+            let p = Point3::new(
+                rng.range(-4.0, 4.0),
+                rng.range(-4.0, 4.0),
+                rng.range(-3.0, 3.0),
+            );
+            assert_eq!(
+                loaded.nearest_prim(p, f64::INFINITY, &q),
+                scene.nearest_prim(p, f64::INFINITY, &q)
+            );
+            let d = Vector3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            let r = Ray::new(p, d);
+            assert_eq!(
+                loaded.prims_within_ray(&r, 0.2, &q),
+                scene.prims_within_ray(&r, 0.2, &q)
+            );
+        }
+    }
+    // The removed slot is reused the same way by both.
+    let again = Arc::new(PointSet::new(vec![Point3::origin()]).unwrap());
+    let a = scene
+        .add_point_set(Arc::clone(&again), &Matrix4::identity())
+        .unwrap();
+    let b = loaded.add_point_set(again, &Matrix4::identity()).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn broken_point_and_segment_sets_are_rejected() {
+    let (scene, _) = scene_with_sets();
+    let bytes = scene.to_bytes().unwrap();
+    for len in (0..bytes.len()).step_by(11) {
+        assert!(
+            Scene::from_bytes(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    // Every byte of the sets' section changed behind a matching checksum: an error or a
+    // sound scene, never a panic.
+    let sets_start = scene_fixture().0.to_bytes().unwrap().len();
+    let p = Point3::new(0.1, 0.2, 0.3);
+    for i in (sets_start..bytes.len()).step_by(5) {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x5a;
+        rechecksum(&mut bad);
+        if let Ok(s) = Scene::from_bytes(&bad) {
+            let _ = s.nearest_prim(p, f64::INFINITY, &SceneQuery::default());
+        }
+    }
+    // A NaN point and an out-of-range segment index are named.
+    let nan_at = sets_start + 8 + 20; // the first set's first coordinate
+    let mut bad = bytes.clone();
+    bad[nan_at..nan_at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    rechecksum(&mut bad);
+    let e = Scene::from_bytes(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("point or segment set 0") && e.contains("non-finite"),
+        "{e}"
+    );
+    let mut future = bytes.clone();
+    future[8..12].copy_from_slice(&3u32.to_le_bytes());
+    assert!(matches!(
+        Scene::from_bytes(&future),
+        Err(LoadError::UnsupportedVersion { found: 3 })
+    ));
 }

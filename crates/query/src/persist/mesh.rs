@@ -32,7 +32,7 @@ impl Mesh {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = start();
         self.write_payload(&mut w);
-        finish(SavedKind::Mesh, w)
+        finish(SavedKind::Mesh, 1, w)
     }
 
     /// Loads a mesh saved by [`Mesh::to_bytes`], checking every invariant first (see
@@ -43,7 +43,7 @@ impl Mesh {
     /// another format, a scene, a truncated or corrupted file, inconsistent contents. Never
     /// panics, and allocates no more than the input's length holds.
     pub fn from_bytes(bytes: &[u8]) -> Result<Mesh, LoadError> {
-        Self::read_payload(payload(bytes, SavedKind::Mesh)?, None)
+        Self::read_payload(payload(bytes, SavedKind::Mesh)?.0, None)
     }
 
     pub(crate) fn write_payload(&self, w: &mut Writer) {

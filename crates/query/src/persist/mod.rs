@@ -8,8 +8,10 @@
 //! valid across a save and a load. Loading rebuilds nothing but the scene's top-level tree
 //! (one box per instance), so the answers after a load are bit for bit those before.
 //!
-//! # Format (version 1)
-//! All integers and floats are little-endian. A 32-byte header:
+//! # Format (versions 1 and 2)
+//! Version 1 holds meshes and scenes; version 2 is a version 1 scene followed by its point
+//! and segment sets (written only when the scene has some, so a scene without them keeps
+//! the version 1 bytes). All integers and floats are little-endian. A 32-byte header:
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -32,6 +34,14 @@
 //! object-to-world matrix (16 f64, row-major), then the mesh id (u32) or the shape (a u32
 //! tag and its parameters, see `scene`); then the free slots (u32 each) in reuse order.
 //!
+//! Version 2 appends: the set count `S` and the set-instance slot count `P` (u32 each); per
+//! set its kind (u32: 1 points, 2 segments), point count `N` and segment count `M` (u64
+//! each), `N` points (3 f32) and `M` point-index pairs (2 u32); per set-instance slot its
+//! generation (u32) and set (u32, `u32::MAX` for an empty slot), and for a live slot its
+//! mask (u32), user data (u64) and object-to-world matrix (16 f64, row-major). A set shared
+//! by several instances is saved once. The sets' trees are rebuilt on load (a Morton build,
+//! deterministic, so the answers are those before the save).
+//!
 //! # Loading untrusted bytes
 //! Every structural invariant is checked before anything is trusted: the header, the
 //! checksum, lengths against the counts, finite vertices, indices in range, the leaf order
@@ -42,6 +52,7 @@
 //! allocated beyond what the input's own length holds), no undefined behaviour.
 
 mod mesh;
+mod prims;
 mod scene;
 
 pub use scene::SaveError;
@@ -53,8 +64,9 @@ use raypick_bvh::wide::WideLoadError;
 /// The bytes every saved mesh or scene starts with (a non-ASCII first byte and a CR LF pair,
 /// so that a text-mode transfer or a truncated ASCII file is caught at once).
 pub const MAGIC: [u8; 8] = *b"\x89RPK\r\n\x1a\n";
-/// The format version written, and the only one read.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version, written for a scene with point or segment sets (version 1
+/// otherwise); versions 1 to this one are read.
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 32;
 
 /// What a saved file holds.
@@ -88,7 +100,10 @@ impl fmt::Display for SavedKind {
 /// magic bytes, version and kind); `None` when it is not a saved mesh or scene.
 #[must_use]
 pub fn saved_kind(bytes: &[u8]) -> Option<SavedKind> {
-    if bytes.len() < HEADER || bytes[..8] != MAGIC || u32_le(&bytes[8..12]) != FORMAT_VERSION {
+    if bytes.len() < HEADER
+        || bytes[..8] != MAGIC
+        || !(1..=FORMAT_VERSION).contains(&u32_le(&bytes[8..12]))
+    {
         return None;
     }
     match u32_le(&bytes[12..16]) {
@@ -106,7 +121,7 @@ pub enum LoadError {
     #[error("not a saved raypick mesh or scene (bad magic bytes)")]
     BadMagic,
     /// Saved by another format version.
-    #[error("format version {found} (this build reads version {FORMAT_VERSION})")]
+    #[error("format version {found} (this build reads versions 1 to {FORMAT_VERSION})")]
     UnsupportedVersion {
         /// The version in the header.
         found: u32,
@@ -187,14 +202,14 @@ pub(crate) fn start() -> Writer {
     }
 }
 
-/// The saved bytes: `w`'s payload under the header for `kind`.
-pub(crate) fn finish(kind: SavedKind, w: Writer) -> Vec<u8> {
+/// The saved bytes: `w`'s payload under the header for `kind` and format `version`.
+pub(crate) fn finish(kind: SavedKind, version: u32, w: Writer) -> Vec<u8> {
     let mut out = w.out;
     let len = (out.len() - HEADER) as u64;
     let crc = crc32fast::hash(&out[HEADER..]);
     let mut h = Vec::with_capacity(HEADER);
     h.extend_from_slice(&MAGIC);
-    h.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h.extend_from_slice(&version.to_le_bytes());
     h.extend_from_slice(&kind.code().to_le_bytes());
     h.extend_from_slice(&len.to_le_bytes());
     h.extend_from_slice(&crc.to_le_bytes());
@@ -203,14 +218,15 @@ pub(crate) fn finish(kind: SavedKind, w: Writer) -> Vec<u8> {
     out
 }
 
-/// The payload of `bytes`, once the header, the length and the checksum are right.
-pub(crate) fn payload(bytes: &[u8], kind: SavedKind) -> Result<&[u8], LoadError> {
+/// The payload of `bytes` and its format version, once the header, the length and the
+/// checksum are right.
+pub(crate) fn payload(bytes: &[u8], kind: SavedKind) -> Result<(&[u8], u32), LoadError> {
     if bytes.len() < 8 || bytes[..8] != MAGIC {
         return Err(LoadError::BadMagic);
     }
     let mut r = Reader::new(&bytes[8..]);
     let version = r.u32("header")?;
-    if version != FORMAT_VERSION {
+    if !(1..=FORMAT_VERSION).contains(&version) {
         return Err(LoadError::UnsupportedVersion { found: version });
     }
     let found = r.u32("header")?;
@@ -243,7 +259,7 @@ pub(crate) fn payload(bytes: &[u8], kind: SavedKind) -> Result<&[u8], LoadError>
     if computed != stored {
         return Err(LoadError::Checksum { stored, computed });
     }
-    Ok(data)
+    Ok((data, version))
 }
 
 /// Little-endian writes.

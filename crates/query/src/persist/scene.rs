@@ -30,9 +30,6 @@ pub enum SaveError {
         /// The parry shape type.
         kind: String,
     },
-    /// The scene holds point or segment sets, which the format does not hold yet.
-    #[error("point and segment sets cannot be saved yet")]
-    PointsAndSegments,
 }
 
 const EMPTY: u32 = 0;
@@ -97,18 +94,14 @@ fn read_shape(r: &mut Reader<'_>, tag: u32) -> Result<SharedShape, String> {
 
 impl Scene {
     /// The scene saved as bytes: each shared mesh once (as [`Mesh::to_bytes`] saves it),
-    /// then every instance slot with its f64 transform, mask and user data (the format is in
-    /// [`crate::persist`]). [`Scene::from_bytes`] loads it: the same instance ids, the same
+    /// then every instance slot with its f64 transform, mask and user data, then the point
+    /// and segment sets and their instances (the format is in [`crate::persist`]). [`Scene::from_bytes`] loads it: the same instance ids, the same
     /// answers bit for bit.
     ///
     /// # Errors
     /// [`SaveError::UnsupportedShape`] for a shape other than a ball, cuboid, capsule,
-    /// cylinder, cone or half-space; [`SaveError::PointsAndSegments`] for a scene with point
-    /// or segment sets.
+    /// cylinder, cone or half-space.
     pub fn to_bytes(&self) -> Result<Vec<u8>, SaveError> {
-        if self.has_prims() {
-            return Err(SaveError::PointsAndSegments);
-        }
         let mut w = start();
         let free = self.free.len() as u32;
         w.u32(self.meshes.len() as u32);
@@ -157,7 +150,11 @@ impl Scene {
         for &f in &self.free {
             w.u32(f);
         }
-        Ok(finish(SavedKind::Scene, w))
+        if self.has_prims() {
+            super::prims::write(self, &mut w);
+            return Ok(finish(SavedKind::Scene, 2, w));
+        }
+        Ok(finish(SavedKind::Scene, 1, w))
     }
 
     /// Loads a scene saved by [`Scene::to_bytes`], checking every invariant first (see
@@ -169,7 +166,7 @@ impl Scene {
     /// not a valid saved scene. Never panics, and allocates no more than the input's length
     /// holds.
     pub fn from_bytes(bytes: &[u8]) -> Result<Scene, LoadError> {
-        let data = payload(bytes, SavedKind::Scene)?;
+        let (data, version) = payload(bytes, SavedKind::Scene)?;
         let mut r = Reader::new(data);
         let mesh_count = r.u32("scene header")?;
         let slot_count = r.u32("scene header")?;
@@ -275,6 +272,9 @@ impl Scene {
                 }
             }
             scene.free.push(f);
+        }
+        if version >= 2 {
+            super::prims::read(&mut scene, &mut r)?;
         }
         if r.remaining() != 0 {
             return Err(LoadError::TrailingBytes {

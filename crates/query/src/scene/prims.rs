@@ -32,6 +32,9 @@ impl PrimId {
     }
 }
 
+/// A set-instance slot as saved (see [`Scene::prim_slots`]).
+pub(crate) type SavedPrimSlot<'a> = (u32, Option<(&'a PrimData, &'a Matrix4<f64>, u32, u64)>);
+
 /// The data of a placed set, shared between its instances.
 #[derive(Clone, Debug)]
 pub enum PrimData {
@@ -241,7 +244,41 @@ impl Scene {
         Camera::from_matrices_f64(&view, &camera.projection_matrix(), camera.convention()).ok()
     }
 
-    /// True when the scene holds point or segment sets (which `to_bytes` cannot save yet).
+    /// Every set-instance slot as saved: its generation, and for a live one the set, the
+    /// f64 object-to-world matrix, the mask and the user data.
+    pub(crate) fn prim_slots(&self) -> impl Iterator<Item = SavedPrimSlot<'_>> {
+        self.prims.iter().map(|s| {
+            let o = s
+                .object
+                .as_ref()
+                .map(|o| (&o.data, &o.transform.m64, o.mask, o.user_data));
+            (s.generation, o)
+        })
+    }
+
+    /// Appends a set-instance slot as loaded (see [`Scene::prim_slots`]).
+    ///
+    /// # Errors
+    /// The transform errors of [`Scene::add_instance`].
+    pub(crate) fn push_prim_slot(
+        &mut self,
+        generation: u32,
+        object: Option<(PrimData, Matrix4<f64>, u32, u64)>,
+    ) -> Result<(), SceneError> {
+        let object = match object {
+            Some((data, m, mask, user_data)) => Some(PrimObject {
+                data,
+                transform: InstanceTransform::new_f64(&m)?,
+                mask,
+                user_data,
+            }),
+            None => None,
+        };
+        self.prims.push(PrimSlot { generation, object });
+        Ok(())
+    }
+
+    /// True when the scene holds point or segment sets.
     pub(crate) fn has_prims(&self) -> bool {
         self.prims.iter().any(|s| s.object.is_some())
     }
