@@ -31,6 +31,8 @@ fuzz_target!(|data: &[u8]| {
         let q = SceneQuery::default();
         let _ = scene.closest_hit(&ray, &q);
         let _ = scene.all_hits(&ray, &q);
+        let _ = scene.nearest_prim(Point3::new(0.1, 0.2, 0.3), f64::INFINITY, &q);
+        let _ = scene.prims_within_ray(&ray, 0.1, &q);
     }
     if let Err(e) = read_bytes(&bytes, Format::Saved, "fuzz.rpk") {
         assert!(e.is_bad_input(), "{e}");
