@@ -12,7 +12,7 @@ use raypick::primitives::{Point3, Ray};
 use raypick::query::camera::ScreenRect;
 use raypick::query::points::PickConfig;
 use raypick::query::scene::{
-    InstanceId, MeshId, PickOptions, PrimId, SelectMode, SelectOptions, VisibleSampling,
+    InstanceId, MeshId, PickOptions, PrimId, SceneError, SelectMode, SelectOptions, VisibleSampling,
 };
 use raypick::query::{Scene, SceneHit, SceneQuery};
 
@@ -157,6 +157,20 @@ impl PyScene {
         self.inner.read().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Places a point or segment set by `add` under `transform` and returns its id.
+    fn place(
+        &self,
+        transform: Option<PyReadonlyArrayDyn<'_, f64>>,
+        add: impl FnOnce(&mut Scene, &Matrix4<f32>) -> Result<PrimId, SceneError>,
+    ) -> PyResult<u32> {
+        let m = matrix(transform)?.cast::<f32>();
+        self.edit(|s| {
+            let id = add(&mut s.scene, &m).map_err(scene_err)?;
+            s.prims.insert(id.index(), id);
+            Ok(id.index())
+        })
+    }
+
     fn edit<T>(&self, f: impl FnOnce(&mut Inner) -> PyResult<T>) -> PyResult<T> {
         let mut w = self.inner.try_write().map_err(|_| {
             RaypickError::new_err("the scene is being queried on another thread; edit it after")
@@ -256,14 +270,8 @@ impl PyScene {
         points: &PyPointSet,
         transform: Option<PyReadonlyArrayDyn<'_, f64>>,
     ) -> PyResult<u32> {
-        let m = matrix(transform)?.cast::<f32>();
-        self.edit(|s| {
-            let id = s
-                .scene
-                .add_point_set(points.set.clone(), &m)
-                .map_err(scene_err)?;
-            s.prims.insert(id.index(), id);
-            Ok(id.index())
+        self.place(transform, |scene, m| {
+            scene.add_point_set(points.set.clone(), m)
         })
     }
 
@@ -274,14 +282,8 @@ impl PyScene {
         segments: &PySegmentSet,
         transform: Option<PyReadonlyArrayDyn<'_, f64>>,
     ) -> PyResult<u32> {
-        let m = matrix(transform)?.cast::<f32>();
-        self.edit(|s| {
-            let id = s
-                .scene
-                .add_segment_set(segments.set.clone(), &m)
-                .map_err(scene_err)?;
-            s.prims.insert(id.index(), id);
-            Ok(id.index())
+        self.place(transform, |scene, m| {
+            scene.add_segment_set(segments.set.clone(), m)
         })
     }
 
