@@ -204,7 +204,7 @@ fn build_cmd(file: &Path, output: &Path) -> Result<(), CliError> {
     let t0 = Instant::now();
     {
         let _p = Progress::new(&format!("saving {}", output.display()), None);
-        raypick_io::save_scene(world.scene(), output)?;
+        raypick_io::save_scene(&world.scene_with_prims()?, output)?;
     }
     let save_time = t0.elapsed();
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use raypick_bvh::wide::{RayLayout8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats};
 use raypick_bvh::BoxRay;
-use raypick_io::SceneData;
+use raypick_io::{LoadedLines, LoadedPoints, SceneData};
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Ray64, Real, Unit, Vector3, WatertightRay};
 
 /// An f64 world point.
@@ -17,7 +17,7 @@ use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
 use raypick_query::points::{Occluder, PickConfig, PointSet, PrimPick, SegmentSet};
 use raypick_query::scene::{
-    InstanceId, MeshId, Pick, PickError, PickOptions, Scene, SceneHit, SceneQuery,
+    InstanceId, MeshId, Pick, PickError, PickOptions, PrimData, Scene, SceneHit, SceneQuery,
 };
 use raypick_query::{Mesh, RayQuery};
 
@@ -117,16 +117,56 @@ impl World {
         })
     }
 
+    /// The scene with the file's point clouds and line sets placed in it (in world space),
+    /// as `raypick build` saves it.
+    pub fn scene_with_prims(&self) -> Result<Scene, CliError> {
+        let mut scene = self.scene.clone();
+        let id = nalgebra::Matrix4::identity();
+        let err = |e: raypick_query::scene::SceneError| CliError::BadInput(e.to_string());
+        for p in &self.points {
+            scene
+                .add_point_set(std::sync::Arc::new(p.clone()), &id)
+                .map_err(err)?;
+        }
+        for l in &self.lines {
+            scene
+                .add_segment_set(std::sync::Arc::new(l.clone()), &id)
+                .map_err(err)?;
+        }
+        Ok(scene)
+    }
+
     /// A world from a saved scene (`.rpk`): its BVHs were loaded, not built; `build_time`
     /// is the load time.
     pub fn from_saved(path: &std::path::Path) -> Result<World, CliError> {
         let t0 = Instant::now();
-        let (loaded, sl) = raypick_io::load_saved(path)?;
+        let (mut loaded, sl) = raypick_io::load_saved(path)?;
+        // The point clouds and line sets the file holds (what `raypick build` put there).
+        for (k, id) in sl.scene.prim_ids().enumerate() {
+            let Some((data, m)) = sl.scene.prims(id) else {
+                continue;
+            };
+            let (name, transform64) = (format!("set {k}"), m.cast::<f64>());
+            match data {
+                PrimData::Points(s) => loaded.points.push(LoadedPoints {
+                    name,
+                    positions: s.points().to_vec(),
+                    transform64,
+                }),
+                PrimData::Segments(s) => loaded.lines.push(LoadedLines {
+                    name,
+                    positions: s.points().to_vec(),
+                    segments: s.segments().to_vec(),
+                    transform64,
+                }),
+            }
+        }
+        let (points, lines) = prims_of(&loaded)?;
         Ok(World {
             loaded,
             scene: sl.scene,
-            points: Vec::new(),
-            lines: Vec::new(),
+            points,
+            lines,
             meshes: sl.meshes,
             flat: OnceLock::new(),
             build_time: t0.elapsed(),

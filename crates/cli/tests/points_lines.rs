@@ -112,3 +112,21 @@ fn a_point_cloud_alone_renders_and_picks() {
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["kind"], "point", "{v}");
 }
+
+#[test]
+fn built_files_keep_their_points_and_lines() {
+    let dir = TempDir::new("sketch-saved");
+    let path = dir.path("sketch.obj");
+    std::fs::write(&path, SKETCH).unwrap();
+    let p = path.to_str().unwrap();
+    let rpk = dir.path("sketch.rpk");
+    let r = rpk.to_str().unwrap();
+    ok(&run(&["build", p, "-o", r], None, None));
+    let info = ok(&run(&["info", r], None, None));
+    assert!(info.contains("points: 1 in 1 point cloud"), "{info}");
+    assert!(info.contains("segments: 2 in 1 line set"), "{info}");
+    // The same picks, point for point, from the saved file as from the source.
+    let (from_source, from_saved) = (scan(p, "3"), scan(r, "3"));
+    assert!(from_source.iter().any(|v| v["kind"] == "segment"));
+    assert_eq!(from_saved, from_source);
+}

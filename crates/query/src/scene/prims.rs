@@ -211,6 +211,11 @@ impl Scene {
         Ok(())
     }
 
+    /// The live point and segment set instances, in id order.
+    pub fn prim_ids(&self) -> impl Iterator<Item = PrimId> + '_ {
+        self.prim_objects(u32::MAX).map(|(id, _)| id)
+    }
+
     /// The user data of a point or segment set instance; `None` for an unknown id.
     #[must_use]
     pub fn prims_user_data(&self, id: PrimId) -> Option<u64> {
