@@ -14,9 +14,9 @@ mkdir -p "$work/data"
 if [ ! -d "$work/node_modules/three-mesh-bvh" ]; then
     (cd "$work" && npm install --silent --no-audit --no-fund three@0.181 three-mesh-bvh@0.9 >&2)
 fi
-cp "$root/benches/tools/points_three.mjs" "$work/points_three.mjs"
-# The node script resolves `three` from its own directory.
+# Node resolves `three` upwards from the script's directory: a copy under $work finds the
+# packages installed there.
 mkdir -p "$work/tools"
-mv "$work/points_three.mjs" "$work/tools/points_three.mjs"
+cp "$root/benches/tools/points_three.mjs" "$work/tools/points_three.mjs"
 (cd "$root" && RAYON_NUM_THREADS=1 cargo run --release -q -p raypick-benches --bin points -- --export "$work/data")
 node "$work/tools/points_three.mjs" "$work/data"
