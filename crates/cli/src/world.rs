@@ -105,6 +105,16 @@ impl World {
             ?build_time,
             "scene built"
         );
+        Self::assemble(loaded, sl, build_time)
+    }
+
+    /// The world of `loaded` and its built or loaded scene, with the file's point clouds and
+    /// line sets in world space.
+    fn assemble(
+        loaded: SceneData,
+        sl: raypick_io::BuiltScene,
+        build_time: Duration,
+    ) -> Result<World, CliError> {
         let (points, lines) = prims_of(&loaded)?;
         Ok(World {
             loaded,
@@ -161,16 +171,7 @@ impl World {
                 }),
             }
         }
-        let (points, lines) = prims_of(&loaded)?;
-        Ok(World {
-            loaded,
-            scene: sl.scene,
-            points,
-            lines,
-            meshes: sl.meshes,
-            flat: OnceLock::new(),
-            build_time: t0.elapsed(),
-        })
+        Self::assemble(loaded, sl, t0.elapsed())
     }
 
     /// The point or segment whose projection lies within `radius_px` of window position
