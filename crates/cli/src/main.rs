@@ -23,6 +23,7 @@ use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 use raypick_io::{Format, SceneData};
 use raypick_primitives::{Point3, Real};
+use raypick_query::scene::PrimData;
 use raypick_query::RayQuery;
 
 use crate::progress::Progress;
@@ -204,7 +205,7 @@ fn build_cmd(file: &Path, output: &Path) -> Result<(), CliError> {
     let t0 = Instant::now();
     {
         let _p = Progress::new(&format!("saving {}", output.display()), None);
-        raypick_io::save_scene(&world.scene_with_prims()?, output)?;
+        raypick_io::save_scene(world.scene(), output)?;
     }
     let save_time = t0.elapsed();
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
@@ -304,21 +305,21 @@ fn info(file: &Path) -> Result<(), CliError> {
         if l.meshes.len() == 1 { "" } else { "es" },
         l.mesh_triangle_count()
     );
-    if !l.points.is_empty() {
-        let n: usize = l.points.iter().map(|p| p.positions.len()).sum();
-        let k = l.points.len();
-        println!(
-            "points: {n} in {k} point cloud{}",
-            if k == 1 { "" } else { "s" }
-        );
+    // From the scene, which holds them for a source file and for a saved one alike.
+    let (mut clouds, mut points, mut sets, mut segments) = (0, 0, 0, 0);
+    for (_, data, _) in world.prim_sets() {
+        match data {
+            PrimData::Points(s) => (clouds, points) = (clouds + 1, points + s.points().len()),
+            PrimData::Segments(s) => (sets, segments) = (sets + 1, segments + s.segments().len()),
+        }
     }
-    if !l.lines.is_empty() {
-        let n: usize = l.lines.iter().map(|p| p.segments.len()).sum();
-        let k = l.lines.len();
-        println!(
-            "segments: {n} in {k} line set{}",
-            if k == 1 { "" } else { "s" }
-        );
+    if clouds > 0 {
+        let s = if clouds == 1 { "" } else { "s" };
+        println!("points: {points} in {clouds} point cloud{s}");
+    }
+    if sets > 0 {
+        let s = if sets == 1 { "" } else { "s" };
+        println!("segments: {segments} in {sets} line set{s}");
     }
     for (i, inst) in l.instances.iter().enumerate().take(20) {
         let m = &l.meshes[inst.mesh];

@@ -3,7 +3,9 @@
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use raypick_primitives::{Point3, Real};
 use raypick_query::camera::Camera;
+use raypick_query::scene::PrimData;
 use raypick_query::RayQuery;
 
 use crate::progress::Progress;
@@ -115,30 +117,37 @@ pub fn overlay(world: &World, camera: &Camera, size: Size, r: &mut Rendered) {
             }
         }
     };
-    for set in &world.lines {
-        for s in set.segments() {
-            let (a, b) = (
-                set.points()[s[0] as usize].cast::<f64>(),
-                set.points()[s[1] as usize].cast::<f64>(),
-            );
-            // Samples about a pixel apart on screen (ends behind the camera: a coarse walk).
-            let span = match (
-                camera.project_f64(&a, &viewport),
-                camera.project_f64(&b, &viewport),
-            ) {
-                (Some(pa), Some(pb)) => ((pa.0 - pb.0).hypot(pa.1 - pb.1)).min(4096.0),
-                _ => 256.0,
-            };
-            let steps = span.ceil().max(1.0) as usize;
-            for k in 0..=steps {
-                let f = k as f64 / steps as f64;
-                plot(&(a + (b - a) * f), 0, LINE_COLOR);
+    for (_, data, m) in world.prim_sets() {
+        let m = m.cast::<f64>();
+        let at = |p: &Point3<Real>| m.transform_point(&p.cast::<f64>());
+        match data {
+            PrimData::Segments(set) => {
+                for s in set.segments() {
+                    let (a, b) = (
+                        at(&set.points()[s[0] as usize]),
+                        at(&set.points()[s[1] as usize]),
+                    );
+                    // Samples about a pixel apart on screen (ends behind the camera: a coarse
+                    // walk).
+                    let span = match (
+                        camera.project_f64(&a, &viewport),
+                        camera.project_f64(&b, &viewport),
+                    ) {
+                        (Some(pa), Some(pb)) => ((pa.0 - pb.0).hypot(pa.1 - pb.1)).min(4096.0),
+                        _ => 256.0,
+                    };
+                    let steps = span.ceil().max(1.0) as usize;
+                    for k in 0..=steps {
+                        let f = k as f64 / steps as f64;
+                        plot(&(a + (b - a) * f), 0, LINE_COLOR);
+                    }
+                }
             }
-        }
-    }
-    for set in &world.points {
-        for p in set.points() {
-            plot(&p.cast::<f64>(), 2, POINT_COLOR);
+            PrimData::Points(set) => {
+                for p in set.points() {
+                    plot(&at(p), 2, POINT_COLOR);
+                }
+            }
         }
     }
 }

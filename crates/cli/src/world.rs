@@ -3,21 +3,21 @@
 //! index in load order) and their own triangle numbering.
 
 use std::ops::{ControlFlow, Range};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use raypick_bvh::wide::{RayLayout8, RayTraversal, RayVisitor, WideBvh, WideLayout, WideStats};
 use raypick_bvh::BoxRay;
-use raypick_io::{LoadedLines, LoadedPoints, SceneData};
+use raypick_io::SceneData;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Ray64, Real, Unit, Vector3, WatertightRay};
 
 /// An f64 world point.
 type P64 = nalgebra::Point3<f64>;
 use raypick_query::camera::{Camera, Viewport};
 use raypick_query::mesh::MeshTree;
-use raypick_query::points::{Occluder, PickConfig, PointSet, PrimPick, SegmentSet};
+use raypick_query::points::{PickConfig, PickKind, PointSet, PrimPick, SegmentSet};
 use raypick_query::scene::{
-    InstanceId, MeshId, Pick, PickError, PickOptions, PrimData, Scene, SceneHit, SceneQuery,
+    InstanceId, MeshId, Pick, PickError, PickOptions, PrimData, PrimId, Scene, SceneHit, SceneQuery,
 };
 use raypick_query::{Mesh, RayQuery};
 
@@ -42,30 +42,31 @@ pub struct WorldHit {
     pub v: Real,
 }
 
-/// The file's point clouds and line sets, moved into world space (f32).
-fn prims_of(loaded: &SceneData) -> Result<(Vec<PointSet>, Vec<SegmentSet>), CliError> {
+/// Places the file's point clouds and line sets in `scene`, moved into world space (f32),
+/// points first, each in file order.
+fn place_prims(loaded: &SceneData, scene: &mut Scene) -> Result<(), CliError> {
     let place = |m: &nalgebra::Matrix4<f64>, p: &[Point3<Real>]| -> Vec<Point3<Real>> {
         p.iter()
             .map(|p| m.transform_point(&p.cast::<f64>()).cast::<Real>())
             .collect()
     };
-    let bad = |name: &str, e: raypick_query::points::PointsError| {
-        CliError::BadInput(format!("{name}: {e}"))
-    };
-    let points = loaded
-        .points
-        .iter()
-        .map(|c| PointSet::new(place(&c.transform64, &c.positions)).map_err(|e| bad(&c.name, e)))
-        .collect::<Result<_, _>>()?;
-    let lines = loaded
-        .lines
-        .iter()
-        .map(|l| {
-            SegmentSet::new(place(&l.transform64, &l.positions), l.segments.clone())
-                .map_err(|e| bad(&l.name, e))
-        })
-        .collect::<Result<_, _>>()?;
-    Ok((points, lines))
+    let bad = |name: &str, e: &dyn std::fmt::Display| CliError::BadInput(format!("{name}: {e}"));
+    let id = nalgebra::Matrix4::identity();
+    for c in &loaded.points {
+        let set =
+            PointSet::new(place(&c.transform64, &c.positions)).map_err(|e| bad(&c.name, &e))?;
+        scene
+            .add_point_set(Arc::new(set), &id)
+            .map_err(|e| bad(&c.name, &e))?;
+    }
+    for l in &loaded.lines {
+        let set = SegmentSet::new(place(&l.transform64, &l.positions), l.segments.clone())
+            .map_err(|e| bad(&l.name, &e))?;
+        scene
+            .add_segment_set(Arc::new(set), &id)
+            .map_err(|e| bad(&l.name, &e))?;
+    }
+    Ok(())
 }
 
 /// Every instance's triangles in world space under one BVH: only for the heatmap, which
@@ -79,11 +80,8 @@ struct Flat {
 /// The loaded file and its scene.
 pub struct World {
     pub loaded: SceneData,
+    /// The meshes' instances, and the file's point clouds and line sets in world space.
     scene: Scene,
-    /// The file's point clouds in world coordinates, in file order (`SceneData::points`).
-    pub points: Vec<PointSet>,
-    /// The file's line sets in world coordinates, in file order (`SceneData::lines`).
-    pub lines: Vec<SegmentSet>,
     meshes: Vec<MeshId>,
     flat: OnceLock<Result<Flat, String>>,
     pub build_time: Duration,
@@ -105,78 +103,36 @@ impl World {
             ?build_time,
             "scene built"
         );
-        Self::assemble(loaded, sl, build_time)
-    }
-
-    /// The world of `loaded` and its built or loaded scene, with the file's point clouds and
-    /// line sets in world space.
-    fn assemble(
-        loaded: SceneData,
-        sl: raypick_io::BuiltScene,
-        build_time: Duration,
-    ) -> Result<World, CliError> {
-        let (points, lines) = prims_of(&loaded)?;
+        let mut scene = sl.scene;
+        place_prims(&loaded, &mut scene)?;
         Ok(World {
             loaded,
-            scene: sl.scene,
-            points,
-            lines,
+            scene,
             meshes: sl.meshes,
             flat: OnceLock::new(),
             build_time,
         })
     }
 
-    /// The scene with the file's point clouds and line sets placed in it (in world space),
-    /// as `raypick build` saves it.
-    pub fn scene_with_prims(&self) -> Result<Scene, CliError> {
-        let mut scene = self.scene.clone();
-        let id = nalgebra::Matrix4::identity();
-        let err = |e: raypick_query::scene::SceneError| CliError::BadInput(e.to_string());
-        for p in &self.points {
-            scene
-                .add_point_set(std::sync::Arc::new(p.clone()), &id)
-                .map_err(err)?;
-        }
-        for l in &self.lines {
-            scene
-                .add_segment_set(std::sync::Arc::new(l.clone()), &id)
-                .map_err(err)?;
-        }
-        Ok(scene)
-    }
-
     /// A world from a saved scene (`.rpk`): its BVHs were loaded, not built; `build_time`
     /// is the load time.
     pub fn from_saved(path: &std::path::Path) -> Result<World, CliError> {
         let t0 = Instant::now();
-        let (mut loaded, sl) = raypick_io::load_saved(path)?;
-        // The point clouds and line sets the file holds (what `raypick build` put there).
-        for (k, id) in sl.scene.prim_ids().enumerate() {
-            let Some((data, m)) = sl.scene.prims(id) else {
-                continue;
-            };
-            let (name, transform64) = (format!("set {k}"), m.cast::<f64>());
-            match data {
-                PrimData::Points(s) => loaded.points.push(LoadedPoints {
-                    name,
-                    positions: s.points().to_vec(),
-                    transform64,
-                }),
-                PrimData::Segments(s) => loaded.lines.push(LoadedLines {
-                    name,
-                    positions: s.points().to_vec(),
-                    segments: s.segments().to_vec(),
-                    transform64,
-                }),
-            }
-        }
-        Self::assemble(loaded, sl, t0.elapsed())
+        let (loaded, sl) = raypick_io::load_saved(path)?;
+        // The point clouds and line sets (what `raypick build` put there) are in the scene.
+        Ok(World {
+            loaded,
+            scene: sl.scene,
+            meshes: sl.meshes,
+            flat: OnceLock::new(),
+            build_time: t0.elapsed(),
+        })
     }
 
     /// The point or segment whose projection lies within `radius_px` of window position
     /// `(x, y)`, nearest the camera and not hidden by the scene's surfaces: `(set, pick)`,
-    /// `set` indexing [`World::points`] or [`World::lines`] by the pick's kind.
+    /// `set` counting the point clouds or the line sets (by the pick's kind) in id order,
+    /// which is file order.
     pub fn pick_prims(
         &self,
         camera: &Camera,
@@ -189,18 +145,24 @@ impl World {
             radius_px,
             xray: false,
         };
-        let occluder: &dyn Occluder = &self.scene;
-        let points = self.points.iter().enumerate().filter_map(|(i, p)| {
-            Some((i, p.pick(camera, viewport, x, y, &config, Some(occluder))?))
-        });
-        let lines = self.lines.iter().enumerate().filter_map(|(i, l)| {
-            Some((i, l.pick(camera, viewport, x, y, &config, Some(occluder))?))
-        });
-        points.chain(lines).min_by(|a, b| {
-            (a.1.depth, a.1.pixel_distance)
-                .partial_cmp(&(b.1.depth, b.1.pixel_distance))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })
+        let p = self
+            .scene
+            .pick_prims(camera, viewport, x, y, &config, &SceneQuery::default())?;
+        let set = self
+            .prim_sets()
+            .filter(|(_, data, _)| kind_of(data) == p.pick.kind)
+            .position(|(id, ..)| id == p.id)?;
+        Some((set, p.pick))
+    }
+
+    /// The point and segment sets in the scene, in id order, with their object-to-world
+    /// matrices.
+    pub fn prim_sets(
+        &self,
+    ) -> impl Iterator<Item = (PrimId, &PrimData, nalgebra::Matrix4<Real>)> + '_ {
+        self.scene
+            .prim_ids()
+            .filter_map(|id| self.scene.prims(id).map(|(d, m)| (id, d, m)))
     }
 
     /// Triangles over all instances.
@@ -208,8 +170,19 @@ impl World {
         self.loaded.instance_triangle_count()
     }
 
+    /// The box of the meshes, points and lines (those of a saved file are in its scene).
     pub fn bounds(&self) -> Aabb {
-        self.loaded.bounds()
+        let mut b = self.loaded.bounds();
+        for (_, data, m) in self.prim_sets() {
+            let points = match data {
+                PrimData::Points(s) => s.points(),
+                PrimData::Segments(s) => s.points(),
+            };
+            for p in points {
+                b = b.grow(&m.transform_point(p));
+            }
+        }
+        b
     }
 
     /// Statistics and SAH cost of each distinct mesh's (8-wide) BVH, in file order.
@@ -275,9 +248,11 @@ impl World {
         radius: Real,
         q: &RayQuery,
     ) -> Result<Option<Pick>, PickError> {
-        let options = PickOptions::new()
+        let mut options = PickOptions::new()
             .with_snap_radius(radius)
             .with_query(scene_query(q));
+        // Points and lines are picked first, by `pick_prims`, with the caller's tolerance.
+        options.prims.radius_px = 0.0;
         self.scene.pick(camera, viewport, x, y, &options)
     }
 
@@ -382,4 +357,11 @@ fn traversal_cost_in<L: RayLayout8>(tree: &WideBvh<8, L>, flat: &Flat, ray: &Ray
     let how = RayTraversal::nearest_first();
     tree.traverse_ray_visit(how, &BoxRay::new(ray), 0.0, Real::INFINITY, &mut counter);
     (counter.boxes_tested, counter.triangles_tested)
+}
+
+fn kind_of(data: &PrimData) -> PickKind {
+    match data {
+        PrimData::Points(_) => PickKind::Point,
+        PrimData::Segments(_) => PickKind::Segment,
+    }
 }
