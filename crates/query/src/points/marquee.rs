@@ -14,18 +14,29 @@ use crate::scene::SelectMode;
 /// [`SegmentSet::select_rect`] with an occluder.
 const SEGMENT_SAMPLES: usize = 16;
 
-/// Calls `each(i)` for every primitive whose box the frustum may touch.
-fn candidates(bvh: &Bvh, frustum: &Frustum, mut each: impl FnMut(u32)) {
+/// The primitives (by index, ascending) whose box the frustum behind `rect` may touch and
+/// that `keep(frustum, i)` keeps; empty for an invalid rectangle or viewport.
+fn select(
+    bvh: &Bvh,
+    camera: &Camera,
+    viewport: &Viewport,
+    rect: &ScreenRect,
+    mut keep: impl FnMut(&Frustum, u32) -> bool,
+) -> Vec<u32> {
+    let Some(frustum) = camera.rect_frustum(rect, viewport) else {
+        return Vec::new();
+    };
     let idx = bvh.prim_indices();
+    let mut out = Vec::new();
     bvh.traverse_where(
-        |b| frustum_aabb(frustum, b) != Classification::Outside,
+        |b| frustum_aabb(&frustum, b) != Classification::Outside,
         |range| {
-            for pos in range {
-                each(idx[pos]);
-            }
+            out.extend(idx[range].iter().copied().filter(|&i| keep(&frustum, i)));
             ControlFlow::Continue(())
         },
     );
+    out.sort_unstable();
+    out
 }
 
 impl PointSet {
@@ -41,19 +52,11 @@ impl PointSet {
         rect: &ScreenRect,
         occluder: Option<&dyn Occluder>,
     ) -> Vec<u32> {
-        let Some(frustum) = camera.rect_frustum(rect, viewport) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        candidates(&self.bvh, &frustum, |i| {
+        select(&self.bvh, camera, viewport, rect, |frustum, i| {
             let p = self.points[i as usize];
             let hidden = || occluder.is_some_and(|o| occluded_at(camera, viewport, o, &p.cast()));
-            if frustum.contains_point(&p) && !hidden() {
-                out.push(i);
-            }
-        });
-        out.sort_unstable();
-        out
+            frustum.contains_point(&p) && !hidden()
+        })
     }
 }
 
@@ -95,32 +98,25 @@ impl SegmentSet {
         mode: SelectMode,
         occluder: Option<&dyn Occluder>,
     ) -> Vec<u32> {
-        let Some(frustum) = camera.rect_frustum(rect, viewport) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        candidates(&self.bvh, &frustum, |i| {
+        select(&self.bvh, camera, viewport, rect, |frustum, i| {
             let s = self.segments[i as usize];
             let (a, b) = (self.points[s[0] as usize], self.points[s[1] as usize]);
             let part = match mode {
                 SelectMode::Inside => {
                     (frustum.contains_point(&a) && frustum.contains_point(&b)).then_some((0.0, 1.0))
                 }
-                SelectMode::Intersecting => clip(&frustum, &a, &b),
+                SelectMode::Intersecting => clip(frustum, &a, &b),
             };
-            let Some((u0, u1)) = part else { return };
-            let visible = occluder.is_none_or(|o| {
+            let Some((u0, u1)) = part else {
+                return false;
+            };
+            occluder.is_none_or(|o| {
                 (0..SEGMENT_SAMPLES).any(|k| {
                     let u = u0 + (u1 - u0) * (k as Real + 0.5) / SEGMENT_SAMPLES as Real;
                     let p = a + (b - a) * u;
                     !occluded_at(camera, viewport, o, &p.cast())
                 })
-            });
-            if visible {
-                out.push(i);
-            }
-        });
-        out.sort_unstable();
-        out
+            })
+        })
     }
 }
