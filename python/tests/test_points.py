@@ -102,13 +102,21 @@ def test_points_near_a_ray_and_nearest_match_brute_force(setup):
     got_pts = {(s, i) for s, k, i in zip(got["set"], got["kind"], got["index"]) if k == 0}
     assert got_pts == want and len(want) > 3
     assert np.all(np.diff(got["t"]) >= 0)
-    # The nearest point or segment to random points: at least as near as every point.
+    # The nearest point or segment to random points: the brute force's distance over every
+    # point and segment in world space.
     q = np.random.default_rng(9).uniform(-4, 4, size=(300, 3)).astype(np.float32)
+    q64 = q.astype(np.float64)
     n = scene.nearest_prim(q)
     assert n["found"].all() and n["point"].dtype == np.float64
-    for s, _, p in all_pts:
-        dmin = np.linalg.norm(q[:, None, :].astype(np.float64) - p[None], axis=2).min(axis=1)
-        assert np.all(n["distance"] <= dmin + 1e-9)
+    dmin = np.full(len(q), np.inf)
+    for _, _, p in all_pts:
+        dmin = np.minimum(dmin, np.linalg.norm(q64[:, None, :] - p[None], axis=2).min(axis=1))
+    ab = world(setup["seg_pts"], T).reshape(-1, 2, 3)
+    a, e = ab[:, 0], ab[:, 1] - ab[:, 0]
+    u = np.clip(((q64[:, None, :] - a[None]) * e[None]).sum(-1) / (e * e).sum(-1)[None], 0, 1)
+    dseg = np.linalg.norm(a[None] + u[..., None] * e[None] - q64[:, None, :], axis=2).min(axis=1)
+    np.testing.assert_allclose(n["distance"], np.minimum(dmin, dseg), rtol=1e-9, atol=1e-9)
+    assert (n["kind"] == 1).any() and (n["kind"] == 0).any()
     np.testing.assert_allclose(np.linalg.norm(n["point"] - q, axis=1), n["distance"], atol=1e-9)
     far = scene.nearest_prim(np.array([[100.0, 0, 0]]), max_distance=1.0)
     assert not far["found"][0] and far["distance"][0] == np.inf
