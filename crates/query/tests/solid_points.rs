@@ -411,3 +411,57 @@ fn dense_signed_distance_grids_match_single_points() {
     // Most samples lie farther than a step from the surface: the carried side is exercised.
     assert!(carried > 1000, "{carried}");
 }
+
+/// The mesh with every triangle on its own three vertices, as an STL file stores it.
+fn unwelded(m: &TestMesh) -> TestMesh {
+    TestMesh {
+        name: format!("{}_unwelded", m.name),
+        positions: (0..m.triangles.len()).flat_map(|i| m.tri(i)).collect(),
+        triangles: (0..m.triangles.len() as u32)
+            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+            .collect(),
+    }
+}
+
+/// On closed meshes the winding number off the surface is an integer, counted exactly along
+/// one axis ray. Lattice points aligned with the vertices send those rays exactly through
+/// edges and vertices (a box's grid lines, a bipyramid's apex and rim), where each crossing
+/// must count once: every answer equals the f64 oracle rounded, as an exact integer. Meshes
+/// whose corners share no index are closed once welded by position, and count the same.
+#[test]
+fn lattice_points_count_exactly_on_closed_meshes() {
+    // An octahedron: the bipyramid's rim snapped to the axes (cos and sin of multiples of
+    // 90 degrees are off zero by 1e-16 in floating point).
+    let mut octahedron = bipyramid(4);
+    for p in &mut octahedron.positions {
+        *p = p.map(|c| if c.abs() < 1e-6 { 0.0 } else { c });
+    }
+    let mut meshes = vec![subdivided_box(1), subdivided_box(4), octahedron];
+    meshes.push(unwelded(&meshes[1]));
+    let mut exact = 0usize;
+    for m in &meshes {
+        let mesh = m.mesh();
+        for i in -10..=10 {
+            for j in -10..=10 {
+                for k in -10..=10 {
+                    let p = Point3::new(i as f32, j as f32, k as f32) / 8.0;
+                    let c = mesh.contains(p);
+                    if oracle_distance(m, &p) == 0.0 {
+                        assert!(c, "{} {p:?} on the surface", m.name);
+                        continue;
+                    }
+                    let ow = oracle_winding(m, &p);
+                    assert!((ow - ow.round()).abs() < 1e-9, "{} {p:?}: {ow}", m.name);
+                    let w = mesh.winding_number(p);
+                    assert_eq!(f64::from(w), ow.round(), "{} at {p:?}", m.name);
+                    assert_eq!(c, ow.round() >= 1.0, "{} at {p:?}", m.name);
+                    let s = mesh.signed_distance(p).unwrap();
+                    assert_eq!(s.winding_number, w);
+                    assert_eq!(s.distance < 0.0, c, "{} at {p:?}", m.name);
+                    exact += 1;
+                }
+            }
+        }
+    }
+    assert!(exact > 30_000, "{exact}");
+}

@@ -525,4 +525,5 @@ fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
     Point3::from(tri[0].coords * (1.0 - u - v) + tri[1].coords * u + tri[2].coords * v)
 }
 
+mod crossings;
 mod stream;

@@ -178,7 +178,7 @@ impl Mesh {
             let inside = dq < 0.0;
             return Some(Self::signed(near, inside, if inside { 1.0 } else { 0.0 }));
         }
-        let w = self.winding(p);
+        let w = self.winding_at(p, Some(near.distance));
         Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
     }
 

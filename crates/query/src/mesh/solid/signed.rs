@@ -78,7 +78,7 @@ impl Mesh {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY)?;
-        let w = self.winding(p);
+        let w = self.winding_at(p, Some(near.distance));
         Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
     }
 

@@ -56,6 +56,17 @@ pub(crate) fn is_closed(indices: &[[u32; 3]]) -> bool {
     forward == backward
 }
 
+/// The mesh's triangles (in leaf order) as indices of their distinct corner positions
+/// (`-0` and `+0` are one position).
+fn welded(mesh: &Mesh) -> Vec<[u32; 3]> {
+    let key = |p: &Point3<Real>| [p.x, p.y, p.z].map(|c| (c + 0.0).to_bits());
+    let mut keys: Vec<[u32; 3]> = mesh.tris.iter().flatten().map(|p| key(&p)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let id = |p: &Point3<Real>| keys.binary_search(&key(p)).unwrap_or(0) as u32;
+    mesh.tris.iter().map(|t| t.map(|p| id(&p))).collect()
+}
+
 /// Corners of `b` in f64.
 fn corners(b: &Aabb) -> [V64; 8] {
     let (lo, hi) = (v64(&b.min), v64(&b.max));
@@ -161,9 +172,13 @@ impl WindingTree {
         }
     }
 
-    /// Whether `mesh` (the mesh this tree was built for) is closed ([`is_closed`]).
+    /// Whether `mesh` (the mesh this tree was built for) is closed ([`is_closed`]), by its
+    /// vertex indices or, failing that, with the corners at the same position welded into
+    /// one vertex (an STL file's triangles share no index).
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
-        *self.closed.get_or_init(|| is_closed(&mesh.indices))
+        *self
+            .closed
+            .get_or_init(|| is_closed(&mesh.indices) || is_closed(&welded(mesh)))
     }
 
     /// The winding number of `p` (finite) on `mesh`: far slots by their expansion, near

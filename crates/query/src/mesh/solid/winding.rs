@@ -1,11 +1,24 @@
 //! The generalized winding number of a point with respect to a [`Mesh`] (Jacobson et al.
 //! 2013): the sum of the triangles' signed solid angles, divided by 4π.
 
-use raypick_primitives::{Point3, Real};
+use raypick_primitives::{Point3, Real, Vector3};
 
 use super::angle::{solid_angle, v64};
 use super::WindingTree;
 use crate::Mesh;
+
+/// How far `p` must be from the surface of a mesh with bounds `b` for the ray count: 1e-5
+/// of the largest coordinate magnitude of the box and `p`, some 80 f32 steps, where the
+/// kernel's `t` is off by a few (its shear and products round relative to the coordinates).
+fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
+    let m = b
+        .min
+        .iter()
+        .chain(b.max.iter())
+        .chain(p.iter())
+        .fold(0.0, |m: Real, c| m.max(c.abs()));
+    m * 1e-5
+}
 
 /// The winding number with its on-surface flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,13 +74,60 @@ impl Mesh {
 
     /// The winding number of `p` and whether `p` lies exactly on a triangle.
     pub(crate) fn winding(&self, p: Point3<Real>) -> Winding {
+        self.winding_at(p, None)
+    }
+
+    /// [`Mesh::winding`], given the distance from `p` to the surface when the caller knows
+    /// it.
+    ///
+    /// On a closed mesh (every edge used once each way, corners welded by position) the
+    /// winding number is an integer off the surface, and one ray counts it exactly
+    /// ([`Mesh::crossings`]): the sign of the ray's `t` is only in doubt for a triangle
+    /// within the kernel's rounding of `p`, so points farther than [`ray_margin`] from the
+    /// surface take the ray. Nearer points, and open meshes, sum the solid angles.
+    pub(crate) fn winding_at(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         if !p.iter().all(|c| c.is_finite()) {
             return Winding {
                 value: f64::NAN,
                 on_surface: false,
             };
         }
-        self.winding_tree().winding(self, p)
+        let tree = self.winding_tree();
+        if tree.closed(self) {
+            if let Some(count) = self.winding_by_ray(p, distance) {
+                return Winding {
+                    value: count as f64,
+                    on_surface: false,
+                };
+            }
+        }
+        tree.winding(self, p)
+    }
+
+    /// The crossings of the axis ray from `p` out of the mesh's box by its nearest face, if
+    /// `p` is off the surface by more than [`ray_margin`].
+    fn winding_by_ray(&self, p: Point3<Real>, distance: Option<Real>) -> Option<i64> {
+        let b = self.bounds();
+        let margin = ray_margin(&b, &p);
+        let off = match distance {
+            Some(d) => d > margin,
+            None => self.nearest_point(&p, margin).is_none(),
+        };
+        if !off {
+            return None;
+        }
+        let mut dir = Vector3::zeros();
+        let mut best = Real::INFINITY;
+        for a in 0..3 {
+            for (gap, sign) in [(p[a] - b.min[a], -1.0), (b.max[a] - p[a], 1.0)] {
+                if gap < best {
+                    best = gap;
+                    dir = Vector3::zeros();
+                    dir[a] = sign;
+                }
+            }
+        }
+        self.crossings(p, dir)
     }
 
     /// The far-field expansions, built on first use.
