@@ -141,3 +141,107 @@ fn closest_on_edges(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
         (q2, 0.0, 1.0 - t2)
     }
 }
+
+/// Lanes per call of [`point_triangle_lower_bounds`].
+pub const LANES: usize = 8;
+
+/// A lower bound on the squared distance from `p` to each of 8 triangles, in f32, for
+/// rejecting triangles before the exact [`point_triangle()`].
+///
+/// `rows[3 * corner + axis][lane]` holds that coordinate of lane `lane`'s triangle. `scale`
+/// must be at least the largest coordinate magnitude of `p` and of every corner. Then, for
+/// finite inputs, the square root of each result is at most the exact distance plus
+/// `1e-5 * scale` (about 80 f32 steps at that magnitude; the property tests hold it on
+/// slivers, far points and large offsets): a triangle with
+/// `sqrt(bound) > sqrt(best) + 1e-5 * scale` is not nearer than `best`.
+///
+/// Branch-free per lane, so that it compiles to SIMD: the distance to each edge segment,
+/// and the distance to the triangle's plane wherever the projection of `p` may fall inside
+/// the triangle (a lower bound there, so doubtful sides take it). Degenerate triangles get
+/// their edges' distance. Non-finite inputs give unspecified values.
+#[must_use]
+#[inline(always)]
+pub fn point_triangle_lower_bounds(p: [Real; 3], rows: &[[Real; LANES]; 9]) -> [Real; LANES] {
+    let mut out = [0.0; LANES];
+    for (l, out) in out.iter_mut().enumerate() {
+        let v = |c: usize| [rows[3 * c][l], rows[3 * c + 1][l], rows[3 * c + 2][l]];
+        *out = lower_bound_lane(p, v(0), v(1), v(2));
+    }
+    out
+}
+
+type V32 = [Real; 3];
+
+#[inline(always)]
+fn sub32(a: V32, b: V32) -> V32 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[inline(always)]
+fn dot32(a: V32, b: V32) -> Real {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline(always)]
+fn cross32(a: V32, b: V32) -> V32 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[inline(always)]
+fn l1(a: V32) -> Real {
+    a[0].abs() + a[1].abs() + a[2].abs()
+}
+
+#[inline(always)]
+fn min32(a: Real, b: Real) -> Real {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Squared distance from `x` (relative to the segment's start) to the segment along `e`.
+#[inline(always)]
+fn segment_d2(x: V32, e: V32) -> Real {
+    let ee = dot32(e, e);
+    let t = dot32(x, e) / ee;
+    // A zero-length edge gives NaN here: the comparisons send it to 0 (its start).
+    let t = if t > 0.0 { t } else { 0.0 };
+    let t = if t < 1.0 { t } else { 1.0 };
+    let d = [x[0] - t * e[0], x[1] - t * e[1], x[2] - t * e[2]];
+    dot32(d, d)
+}
+
+#[inline(always)]
+fn lower_bound_lane(p: V32, a: V32, b: V32, c: V32) -> Real {
+    let (ab, bc, ca) = (sub32(b, a), sub32(c, b), sub32(a, c));
+    let (ap, bp, cp) = (sub32(p, a), sub32(p, b), sub32(p, c));
+    let edges = min32(
+        min32(segment_d2(ap, ab), segment_d2(bp, bc)),
+        segment_d2(cp, ca),
+    );
+    let n = cross32(ab, sub32(c, a));
+    let nn = dot32(n, n);
+    // `p` projects inside when it lies on the inner side of the three edges. Each side test
+    // `n . (e x x)` is off by rounding of order eps |n| |e| (|x| + |coordinates|); within
+    // a generous tolerance of that the projection counts as inside.
+    let m = l1(p).max(l1(a)).max(l1(b)).max(l1(c));
+    let nl = l1(n);
+    let side = |e: V32, x: V32| {
+        let s = dot32(n, cross32(e, x));
+        s >= -4e-6 * nl * l1(e) * (l1(x) + m)
+    };
+    let inside = side(ab, ap) && side(bc, bp) && side(ca, cp);
+    let h = dot32(n, ap);
+    let plane = h * h / nn;
+    if inside && nn > 0.0 && plane < edges {
+        plane
+    } else {
+        edges
+    }
+}

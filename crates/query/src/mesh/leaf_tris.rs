@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use rayon::join;
 use raypick_primitives::simd::huge_page_vec;
-use raypick_primitives::{Aabb, Point3, Real, Triangle};
+use raypick_primitives::{point_triangle_lower_bounds, Aabb, Point3, Real, Triangle};
 
 /// The largest group: the kernel's lane count.
 pub(crate) const GROUP: usize = 8;
@@ -208,17 +208,21 @@ impl LeafTriangles {
         self.leaf_slots(range).map(|slot| self.at(slot))
     }
 
-    /// For each triangle of the leaf `range` whose box may hold a point within squared
-    /// distance `*bound` of `p`, calls `f(slot, corners, bound)` in order (`f` may lower the
-    /// bound). The box distance is computed in f32 and scaled down past its rounding error
-    /// (a few ulps) by `1 - 8 eps`, so that a triangle holding the nearest point or a tie is
-    /// never dropped. The boxes come 8 lanes at a time from the rows (lanes past a group's
-    /// end are discarded): nearest-point queries reject most triangles here.
+    /// For each triangle of the leaf `range` that may hold a point within squared distance
+    /// `*bound` of `p`, calls `f(slot, corners, bound)` in order (`f` may lower the bound).
+    ///
+    /// Two rejections, 8 lanes at a time from the rows (lanes past a group's end are
+    /// discarded): the triangle's box, its f32 distance scaled down past its rounding error
+    /// (a few ulps) by `1 - 8 eps`; then, if some box is near,
+    /// [`point_triangle_lower_bounds`], whose root may exceed the distance by `slack` (at
+    /// least 1e-5 of the largest coordinate magnitude of `p` and the mesh). A triangle
+    /// holding the nearest point or a tie is never dropped.
     #[inline(always)]
     pub(crate) fn for_each_near(
         &self,
         range: Range<usize>,
         p: &Point3<Real>,
+        slack: Real,
         bound: &mut Real,
         mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
     ) {
@@ -240,8 +244,16 @@ impl LeafTriangles {
                     *d2 += d * d;
                 }
             }
-            for (j, &dj) in d2.iter().enumerate().take(n) {
-                if dj * (1.0 - 8.0 * Real::EPSILON) > *bound {
+            let near = |d: Real, bound: Real| d * (1.0 - 8.0 * Real::EPSILON) <= bound;
+            if !d2[..n].iter().any(|&d| near(d, *bound)) {
+                continue;
+            }
+            let rows: [[Real; GROUP]; 9] =
+                std::array::from_fn(|r| std::array::from_fn(|l| g[(r * n + l).min(9 * GROUP - 1)]));
+            let lower = point_triangle_lower_bounds([p.x, p.y, p.z], &rows);
+            for j in 0..n {
+                let reach = bound.sqrt() + slack;
+                if !near(d2[j], *bound) || lower[j] > reach * reach {
                     continue;
                 }
                 f(start + j, lane_corners(g, n, j), bound);

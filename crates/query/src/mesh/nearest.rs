@@ -48,12 +48,23 @@ impl Mesh {
     /// ```
     #[must_use]
     pub fn nearest_point(&self, p: &Point3<Real>, max_distance: Real) -> Option<NearestPoint> {
+        self.nearest_point_slot(p, max_distance)
+            .map(|(near, _)| near)
+    }
+
+    /// [`Mesh::nearest_point`] with the leaf slot of its triangle.
+    pub(crate) fn nearest_point_slot(
+        &self,
+        p: &Point3<Real>,
+        max_distance: Real,
+    ) -> Option<(NearestPoint, usize)> {
         if max_distance.is_nan() || max_distance < 0.0 || !p.iter().all(|c| c.is_finite()) {
             return None;
         }
         // Squared distances in f32, as `point_triangle` reports them (distances beyond
         // ~1e19 overflow to infinity and are then not ranked).
         let max2 = max_distance * max_distance;
+        let slack = self.nearest_slack(p);
         let prims = &self.prims[..];
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best_prim = u32::MAX;
@@ -63,7 +74,7 @@ impl Mesh {
             // Triangles whose box is farther than the best point are rejected inside, 8 at a
             // time (a lower bound).
             self.tris
-                .for_each_near(range, p, best2, |pos, [a, b, c], best2| {
+                .for_each_near(range, p, slack, best2, |pos, [a, b, c], best2| {
                     let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
                         return;
                     };
@@ -77,12 +88,32 @@ impl Mesh {
             ControlFlow::Continue(())
         });
         let (proj, pos) = best?;
-        Some(NearestPoint {
+        let near = NearestPoint {
             point: proj.point,
             triangle: prims[pos],
             u: proj.u,
             v: proj.v,
             distance: proj.distance_squared.sqrt(),
-        })
+        };
+        Some((near, pos))
+    }
+
+    /// How far [`point_triangle_lower_bounds`](raypick_primitives::point_triangle_lower_bounds)
+    /// may exceed a distance from `p`: 1e-5 of the largest coordinate magnitude of `p` and
+    /// the mesh. Infinite (no rejection by it) past 1e15, where its f32 squares could
+    /// overflow.
+    pub(crate) fn nearest_slack(&self, p: &Point3<Real>) -> Real {
+        let b = self.bounds();
+        let scale = b
+            .min
+            .iter()
+            .chain(b.max.iter())
+            .chain(p.iter())
+            .fold(0.0, |m: Real, c| m.max(c.abs()));
+        if scale < 1e15 {
+            1e-5 * scale
+        } else {
+            Real::INFINITY
+        }
     }
 }

@@ -1,11 +1,15 @@
 //! Occupancy and signed distance sampled on a regular grid, in parallel.
 
-use raypick_primitives::{Aabb, Point3, Real};
+use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 
 use rayon::prelude::*;
 
 use super::CHUNK;
 use crate::Mesh;
+
+/// A walked row's last sample: its position, signed distance and the leaf slot of its
+/// nearest triangle.
+type Last = (Point3<Real>, Real, usize);
 
 /// A regular grid of sample points: `resolution[a]` points along axis `a`, from
 /// `bounds.min` to `bounds.max` inclusive (a resolution of 1 samples `bounds.min` on that
@@ -143,43 +147,59 @@ impl Mesh {
             .enumerate()
             .for_each(|(row, dst)| {
                 let (j, k) = (row % ny, row / ny);
-                // The last sample and its signed distance.
-                let mut last: Option<(Point3<Real>, Real)> = None;
+                // The last sample, its signed distance and the leaf slot of its nearest
+                // triangle.
+                let mut last: Option<Last> = None;
                 for (i, d) in dst.iter_mut().enumerate() {
                     let p = grid.point(i, j, k);
                     let s = self.signed_distance_after(p, last, closed);
-                    *d = s.map_or(Real::NAN, |s| s.distance);
-                    last = s.map(|s| (p, s.distance));
+                    *d = s.map_or(Real::NAN, |(s, _)| s.distance);
+                    last = s.map(|(s, slot)| (p, s.distance, slot));
                 }
             });
         out
     }
 
-    /// [`Mesh::signed_distance`] of `p`, knowing the signed distance of a nearby sample.
+    /// [`Mesh::signed_distance`] of `p`, knowing the signed distance of a nearby sample,
+    /// with the leaf slot of the nearest triangle.
     fn signed_distance_after(
         &self,
         p: Point3<Real>,
-        last: Option<(Point3<Real>, Real)>,
+        last: Option<Last>,
         closed: bool,
-    ) -> Option<super::SignedDistance> {
-        let Some((q, dq)) = last else {
-            return self.signed_distance(p);
+    ) -> Option<(super::SignedDistance, usize)> {
+        let Some((q, dq, slot)) = last else {
+            let (near, slot) = self.nearest_point_slot(&p, Real::INFINITY)?;
+            let w = self.winding_at(p, Some(near.distance));
+            return Some((
+                Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
+                slot,
+            ));
         };
-        // The step and the last distance in f64, the bound padded past f32 rounding.
+        // The search is bounded by the last sample's nearest triangle, whose distance from
+        // `p` is at most the last distance plus the step, and is usually far less. Padded
+        // past f32 rounding.
         let h = (p.coords.cast::<f64>() - q.coords.cast::<f64>()).norm();
-        let reach = (f64::from(dq.abs()) + h) * (1.0 + 1e-5);
-        let near = match self.nearest_point(&p, (reach as Real).next_up()) {
+        let [a, b, c] = self.tris.get(slot);
+        let seed = point_triangle(&p, &Triangle::new(a, b, c))
+            .map_or(Real::INFINITY, |t| t.distance_squared.sqrt());
+        let reach = f64::from(seed).min((f64::from(dq.abs()) + h) * (1.0 + 1e-5));
+        let (near, slot) = match self.nearest_point_slot(&p, (reach as Real).next_up()) {
             Some(near) => near,
-            None => self.nearest_point(&p, Real::INFINITY)?,
+            None => self.nearest_point_slot(&p, Real::INFINITY)?,
         };
         if closed && f64::from(dq.abs()) > h * (1.0 + 1e-5) {
             // No surface point between `q` and `p`: the same side, the same integer
-            // winding number (which the expansions approximate to far better than 0.5).
+            // winding number.
             let inside = dq < 0.0;
-            return Some(Self::signed(near, inside, if inside { 1.0 } else { 0.0 }));
+            let w = if inside { 1.0 } else { 0.0 };
+            return Some((Self::signed(near, inside, w), slot));
         }
         let w = self.winding_at(p, Some(near.distance));
-        Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
+        Some((
+            Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
+            slot,
+        ))
     }
 
     /// [`Mesh::winding_number`] at every sample of `grid`, in the grid's order, in parallel.
