@@ -121,8 +121,8 @@ fn point_triangle_lower_bounds_hand_cases() {
         rows[6][7] = 1.0;
         rows[7][7] = 0.0;
         let got = point_triangle_lower_bounds([q.x, q.y, q.z], &rows);
-        for l in 0..7 {
-            assert!((got[l] - want).abs() <= 1e-5, "{q} lane {l}: {}", got[l]);
+        for (l, g) in got.iter().enumerate().take(7) {
+            assert!((g - want).abs() <= 1e-5, "{q} lane {l}: {g}");
         }
         let (s0, s1, s2) = (p3(0.0, 0.0, 0.0), p3(2.0, 0.0, 0.0), p3(1.0, 0.0, 0.0));
         let seg = dist_point_triangle64(w(q), w(&s0), w(&s1), w(&s2));
