@@ -142,11 +142,8 @@ fn closest_on_edges(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
     }
 }
 
-/// Lanes per call of [`point_triangle_lower_bounds`].
-pub const LANES: usize = 8;
-
-/// A lower bound on the squared distance from `p` to each of 8 triangles, in f32, for
-/// rejecting triangles before the exact [`point_triangle()`].
+/// A lower bound on the squared distance from `p` to each of `N` triangles (the lanes), in
+/// f32, for rejecting triangles before the exact [`point_triangle()`].
 ///
 /// `rows[3 * corner + axis][lane]` holds that coordinate of lane `lane`'s triangle. `scale`
 /// must be at least the largest coordinate magnitude of `p` and of every corner. Then, for
@@ -161,8 +158,8 @@ pub const LANES: usize = 8;
 /// their edges' distance. Non-finite inputs give unspecified values.
 #[must_use]
 #[inline(always)]
-pub fn point_triangle_lower_bounds(p: [Real; 3], rows: &[[Real; LANES]; 9]) -> [Real; LANES] {
-    let mut out = [0.0; LANES];
+pub fn point_triangle_lower_bounds<const N: usize>(p: [Real; 3], rows: &[[Real; N]; 9]) -> [Real; N] {
+    let mut out = [0.0; N];
     for (l, out) in out.iter_mut().enumerate() {
         let v = |c: usize| [rows[3 * c][l], rows[3 * c + 1][l], rows[3 * c + 2][l]];
         *out = lower_bound_lane(p, v(0), v(1), v(2));

@@ -248,9 +248,18 @@ impl LeafTriangles {
             if !d2[..n].iter().any(|&d| near(d, *bound)) {
                 continue;
             }
-            let rows: [[Real; GROUP]; 9] =
-                std::array::from_fn(|r| std::array::from_fn(|l| g[(r * n + l).min(9 * GROUP - 1)]));
-            let lower = point_triangle_lower_bounds([p.x, p.y, p.z], &rows);
+            // Four lanes when they hold the group (the bound costs per lane).
+            let mut lower = [0.0; GROUP];
+            if n <= 4 {
+                let rows: [[Real; 4]; 9] =
+                    std::array::from_fn(|r| std::array::from_fn(|l| g[r * n + l]));
+                lower[..4].copy_from_slice(&point_triangle_lower_bounds([p.x, p.y, p.z], &rows));
+            } else {
+                let rows: [[Real; GROUP]; 9] = std::array::from_fn(|r| {
+                    std::array::from_fn(|l| g[(r * n + l).min(9 * GROUP - 1)])
+                });
+                lower = point_triangle_lower_bounds([p.x, p.y, p.z], &rows);
+            }
             for j in 0..n {
                 let reach = bound.sqrt() + slack;
                 if !near(d2[j], *bound) || lower[j] > reach * reach {
