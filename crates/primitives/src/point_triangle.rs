@@ -158,7 +158,10 @@ fn closest_on_edges(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
 /// their edges' distance. Non-finite inputs give unspecified values.
 #[must_use]
 #[inline(always)]
-pub fn point_triangle_lower_bounds<const N: usize>(p: [Real; 3], rows: &[[Real; N]; 9]) -> [Real; N] {
+pub fn point_triangle_lower_bounds<const N: usize>(
+    p: [Real; 3],
+    rows: &[[Real; N]; 9],
+) -> [Real; N] {
     let mut out = [0.0; N];
     for (l, out) in out.iter_mut().enumerate() {
         let v = |c: usize| [rows[3 * c][l], rows[3 * c + 1][l], rows[3 * c + 2][l]];
