@@ -247,8 +247,8 @@ impl LeafTriangles {
                 r * r
             };
             let mut reach2 = reach(*bound);
-            for j in 0..n {
-                if lower[j] > reach2 {
+            for (j, &lower) in lower.iter().enumerate().take(n) {
+                if lower > reach2 {
                     continue;
                 }
                 f(start + j, lane_corners(g, n, j), bound);
