@@ -109,6 +109,10 @@ impl Mesh {
     fn winding_by_ray(&self, p: Point3<Real>, distance: Option<Real>) -> Option<i64> {
         let b = self.bounds();
         let margin = ray_margin(&b, &p);
+        if (0..3).any(|a| p[a] < b.min[a] - margin || p[a] > b.max[a] + margin) {
+            // Outside the box of a closed surface: no crossing on the way out.
+            return Some(0);
+        }
         let off = match distance {
             Some(d) => d > margin,
             None => self.nearest_point(&p, margin).is_none(),
