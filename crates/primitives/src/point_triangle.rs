@@ -161,11 +161,16 @@ fn closest_on_edges(p: P64, a: P64, b: P64, c: P64) -> (P64, f64, f64) {
 pub fn point_triangle_lower_bounds<const N: usize>(
     p: [Real; 3],
     rows: &[[Real; N]; 9],
+    scale: Real,
 ) -> [Real; N] {
+    // Each side test `n . (e x x)` is off by rounding of order eps |n| |e| |x|, and |x| is at
+    // most 6 scale (L1): within 7e-6 scale |n|_1 |e|_1 (some 60 eps in L1 norms, which
+    // exceed the Euclidean ones), the projection counts as inside.
+    let tol = 1e-6 * 7.0 * scale;
     let mut out = [0.0; N];
     for (l, out) in out.iter_mut().enumerate() {
         let v = |c: usize| [rows[3 * c][l], rows[3 * c + 1][l], rows[3 * c + 2][l]];
-        *out = lower_bound_lane(p, v(0), v(1), v(2));
+        *out = lower_bound_lane(p, v(0), v(1), v(2), tol);
     }
     out
 }
@@ -218,7 +223,7 @@ fn segment_d2(x: V32, e: V32) -> Real {
 }
 
 #[inline(always)]
-fn lower_bound_lane(p: V32, a: V32, b: V32, c: V32) -> Real {
+fn lower_bound_lane(p: V32, a: V32, b: V32, c: V32, tol: Real) -> Real {
     let (ab, bc, ca) = (sub32(b, a), sub32(c, b), sub32(a, c));
     let (ap, bp, cp) = (sub32(p, a), sub32(p, b), sub32(p, c));
     let edges = min32(
@@ -227,15 +232,9 @@ fn lower_bound_lane(p: V32, a: V32, b: V32, c: V32) -> Real {
     );
     let n = cross32(ab, sub32(c, a));
     let nn = dot32(n, n);
-    // `p` projects inside when it lies on the inner side of the three edges. Each side test
-    // `n . (e x x)` is off by rounding of order eps |n| |e| (|x| + |coordinates|); within
-    // a generous tolerance of that the projection counts as inside.
-    let m = l1(p).max(l1(a)).max(l1(b)).max(l1(c));
-    let nl = l1(n);
-    let side = |e: V32, x: V32| {
-        let s = dot32(n, cross32(e, x));
-        s >= -4e-6 * nl * l1(e) * (l1(x) + m)
-    };
+    // `p` projects inside when it lies on the inner side of the three edges.
+    let nl = l1(n) * tol;
+    let side = |e: V32, x: V32| dot32(n, cross32(e, x)) >= -nl * l1(e);
     let inside = side(ab, ap) && side(bc, bp) && side(ca, cp);
     let h = dot32(n, ap);
     let plane = h * h / nn;

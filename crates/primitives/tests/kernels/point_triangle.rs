@@ -120,7 +120,7 @@ fn point_triangle_lower_bounds_hand_cases() {
         // Lane 7: the segment (0,0,0)-(2,0,0) as a triangle with c in the middle.
         rows[6][7] = 1.0;
         rows[7][7] = 0.0;
-        let got = point_triangle_lower_bounds([q.x, q.y, q.z], &rows);
+        let got = point_triangle_lower_bounds([q.x, q.y, q.z], &rows, 3.0);
         for (l, g) in got.iter().enumerate().take(7) {
             assert!((g - want).abs() <= 1e-5, "{q} lane {l}: {g}");
         }
@@ -151,9 +151,9 @@ proptest! {
                 rows[3 * k + x] = [v[x]; 8];
             }
         }
-        let got = point_triangle_lower_bounds([q.x, q.y, q.z], &rows)[3];
-        let d = dist_point_triangle64(w(&q), w(&a), w(&b), w(&c));
         let scale = [q, a, b, c].iter().flat_map(|p| p.iter().map(|x| x.abs())).fold(0.0f32, f32::max);
+        let got = point_triangle_lower_bounds([q.x, q.y, q.z], &rows, scale)[3];
+        let d = dist_point_triangle64(w(&q), w(&a), w(&b), w(&c));
         let slack = 1e-5 * f64::from(scale);
         let lb = f64::from(got).sqrt();
         prop_assert!(lb <= d + slack, "bound {lb} over distance {d} (slack {slack})");

@@ -225,22 +225,35 @@ impl LeafTriangles {
         bound: &mut Real,
         mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
     ) {
+        let q = [p.x, p.y, p.z];
+        // The scale the bound's slack is relative to.
+        let scale = slack * 1e5;
+        #[cfg(target_arch = "x86_64")]
+        let cpu = raypick_primitives::simd::CpuPath::best();
         for (start, n) in groups(range) {
             let g: &[f32; 9 * GROUP] = self.rows[9 * start..][..9 * GROUP]
                 .try_into()
                 .expect("9 * GROUP floats");
             let n = n.min(GROUP);
-            // Four lanes when they hold the group (the bound costs per lane).
+            // Four lanes when they hold the group (the bound costs per lane), else eight, on
+            // AVX2 where the CPU has it.
             let mut lower = [0.0; GROUP];
             if n <= 4 {
                 let rows: [[Real; 4]; 9] =
                     std::array::from_fn(|r| std::array::from_fn(|l| g[r * n + l]));
-                lower[..4].copy_from_slice(&point_triangle_lower_bounds([p.x, p.y, p.z], &rows));
+                lower[..4].copy_from_slice(&point_triangle_lower_bounds(q, &rows, scale));
             } else {
                 let rows: [[Real; GROUP]; 9] = std::array::from_fn(|r| {
                     std::array::from_fn(|l| g[(r * n + l).min(9 * GROUP - 1)])
                 });
-                lower = point_triangle_lower_bounds([p.x, p.y, p.z], &rows);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    lower = super::triangle_kernel_x86::lower_bounds8(cpu, q, &rows, scale);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    lower = point_triangle_lower_bounds(q, &rows, scale);
+                }
             }
             let reach = |bound: Real| {
                 let r = bound.sqrt() + slack;

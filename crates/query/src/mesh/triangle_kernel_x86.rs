@@ -183,3 +183,24 @@ pub(super) fn run_rows(
         }
     }
 }
+
+/// [`raypick_primitives::point_triangle_lower_bounds`] on 8 lanes, in one AVX2 pass where
+/// `cpu` has it. Bit-identical on every path: the same f32 operations, without FMA
+/// (`triangle_kernel`'s tests compare them).
+#[inline(always)]
+pub(super) fn lower_bounds8(
+    cpu: Option<CpuPath>,
+    p: [f32; 3],
+    rows: &[[f32; 8]; 9],
+    scale: f32,
+) -> [f32; 8] {
+    #[target_feature(enable = "avx2")]
+    fn avx2(p: [f32; 3], rows: &[[f32; 8]; 9], scale: f32) -> [f32; 8] {
+        raypick_primitives::point_triangle_lower_bounds(p, rows, scale)
+    }
+    match cpu {
+        // SAFETY: a `CpuPath` with `avx2()` is only made when the CPU has AVX2.
+        Some(c) if c.avx2() => unsafe { avx2(p, rows, scale) },
+        _ => raypick_primitives::point_triangle_lower_bounds(p, rows, scale),
+    }
+}
