@@ -15,6 +15,10 @@ use raypick_query::{GridConfig, Mesh};
 /// `Mesh::winding_number`).
 const WINDING_TOL: f64 = 1e-3;
 
+/// The accuracy of the side decision's first pass (stated on `SignedDistance`), which it
+/// keeps only more than 0.1 from 0.5.
+const SIDE_WINDING_TOL: f64 = 2e-2;
+
 /// The winding number by brute force: every triangle's signed solid angle (the
 /// Van Oosterom-Strackee formula) over 4π, in f64.
 fn oracle_winding(m: &TestMesh, p: &Point3<f32>) -> f64 {
@@ -145,6 +149,8 @@ struct Stats {
     sign_errors: usize,
     sign_checked: usize,
     max_winding_err: f64,
+    /// The largest error of `SignedDistance::winding_number` (the side decision's).
+    max_side_winding_err: f64,
     max_dist_rel: f64,
 }
 
@@ -165,7 +171,12 @@ fn check(m: &TestMesh, mesh: &Mesh, points: &[Point3<f32>], closed: bool) -> Sta
         assert_eq!(w.to_bits(), batch_w[i].to_bits(), "batch winding at {p:?}");
         assert_eq!(c, batch_c[i], "batch contains at {p:?}");
         assert_eq!(Some(s), batch_s[i], "batch signed distance at {p:?}");
-        assert_eq!(s.winding_number.to_bits(), w.to_bits());
+        // The side decision's winding number: the same as `winding_number` within 0.1 of
+        // 0.5, else possibly from the coarser first pass.
+        let sw = f64::from(s.winding_number);
+        if (f64::from(w) - 0.5).abs() <= 0.08 {
+            assert_eq!(s.winding_number.to_bits(), w.to_bits(), "{p:?}");
+        }
         let ow = oracle_winding(m, p);
         let od = oracle_distance(m, p);
         st.points += 1;
@@ -179,6 +190,13 @@ fn check(m: &TestMesh, mesh: &Mesh, points: &[Point3<f32>], closed: bool) -> Sta
         assert!(
             werr <= WINDING_TOL,
             "{}: winding {w} against {ow} at {p:?}",
+            m.name
+        );
+        let serr = (sw - ow).abs();
+        st.max_side_winding_err = st.max_side_winding_err.max(serr);
+        assert!(
+            serr <= SIDE_WINDING_TOL,
+            "{}: side winding {sw} against {ow} at {p:?}",
             m.name
         );
         let dist = f64::from(s.distance.abs());

@@ -170,7 +170,7 @@ impl Mesh {
     ) -> Option<(super::SignedDistance, usize)> {
         let Some((q, dq, slot)) = last else {
             let (near, slot) = self.nearest_point_slot(&p, Real::INFINITY)?;
-            let w = self.winding_at(p, Some(near.distance));
+            let w = self.winding_side(p, Some(near.distance));
             return Some((
                 Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
                 slot,
@@ -195,7 +195,7 @@ impl Mesh {
             let w = if inside { 1.0 } else { 0.0 };
             return Some((Self::signed(near, inside, w), slot));
         }
-        let w = self.winding_at(p, Some(near.distance));
+        let w = self.winding_side(p, Some(near.distance));
         Some((
             Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
             slot,

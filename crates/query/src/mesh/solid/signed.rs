@@ -19,7 +19,10 @@ pub struct SignedDistance {
     pub u: Real,
     /// Barycentric weight of the third corner (the first corner's is `1 - u - v`).
     pub v: Real,
-    /// The generalized winding number of the query point ([`Mesh::winding_number`]).
+    /// The generalized winding number of the query point that decided the sign: exactly
+    /// [`Mesh::winding_number`] within 0.1 of 0.5, and elsewhere possibly from a cheaper
+    /// sum, within 2e-2 of the exact one (measured worst on the test meshes: 3.4e-3). An
+    /// exact integer off the surface of a closed mesh, as [`Mesh::winding_number`].
     pub winding_number: Real,
 }
 
@@ -37,6 +40,12 @@ impl Mesh {
     /// True when `p` is inside the mesh: its winding number ([`Mesh::winding_number`]) is at
     /// least 0.5, or `p` lies exactly on a triangle.
     ///
+    /// On a closed mesh the winding number off the surface is counted exactly along one
+    /// ray, so the answer is exact for every point farther than the f32 rounding of the
+    /// coordinates from the surface (see [`Mesh::winding_number`]). On an open mesh a
+    /// cheaper sum decides first, and the 1e-3 one only when the cheaper one is within 0.1
+    /// of 0.5 (both sums are far more accurate than that margin).
+    ///
     /// Points on the surface count as inside (the solid is closed): a point whose f64
     /// solid-angle triple product with a triangle it lies in is exactly zero, such as a
     /// vertex or a point of an axis-aligned face, gets `true`. Points off the surface by
@@ -46,7 +55,7 @@ impl Mesh {
     /// where more than half the view is of its back).
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let w = self.winding(p);
+        let w = self.winding_side(p, None);
         w.on_surface || w.value >= 0.5
     }
 
@@ -78,7 +87,7 @@ impl Mesh {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY)?;
-        let w = self.winding_at(p, Some(near.distance));
+        let w = self.winding_side(p, Some(near.distance));
         Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
     }
 
