@@ -204,3 +204,23 @@ pub(super) fn lower_bounds8(
         _ => raypick_primitives::point_triangle_lower_bounds(p, rows, scale),
     }
 }
+
+/// [`ExpansionLanes::eval_far`](crate::mesh::solid::ExpansionLanes::eval_far) in one AVX2
+/// pass where `cpu` has it (the same f32 operations, without FMA).
+#[inline(always)]
+pub(crate) fn eval_far8(
+    cpu: Option<CpuPath>,
+    lanes: &crate::mesh::solid::ExpansionLanes,
+    q: [f32; 3],
+    ratio2: f32,
+) -> (u32, f32) {
+    #[target_feature(enable = "avx2")]
+    fn avx2(lanes: &crate::mesh::solid::ExpansionLanes, q: [f32; 3], ratio2: f32) -> (u32, f32) {
+        lanes.eval_far(q, ratio2)
+    }
+    match cpu {
+        // SAFETY: a `CpuPath` with `avx2()` is only made when the CPU has AVX2.
+        Some(c) if c.avx2() => unsafe { avx2(lanes, q, ratio2) },
+        _ => lanes.eval_far(q, ratio2),
+    }
+}

@@ -27,16 +27,16 @@ pub(crate) struct Expansion {
     /// The cluster's total area (to weigh centers when clusters merge).
     pub(crate) area: f64,
     /// Order 0: the area vector.
-    n: V64,
+    pub(crate) n: V64,
     /// Order 1, row-major `m[i][j]`.
-    m: [[f64; 3]; 3],
+    pub(crate) m: [[f64; 3]; 3],
     /// Order 2, `t[i][s]` with `s` the symmetric pair index of `(j, k)`:
     /// 0 xx, 1 yy, 2 zz, 3 xy, 4 xz, 5 yz.
-    t: [[f64; 6]; 3],
+    pub(crate) t: [[f64; 6]; 3],
     /// `tr(M)`, set by [`Expansion::finish`].
-    trace: f64,
+    pub(crate) trace: f64,
     /// `Σ_i (T_iik + T_iki + T_kii)` for each `k`, set by [`Expansion::finish`].
-    lin: V64,
+    pub(crate) lin: V64,
 }
 
 /// The symmetric pair index of `(j, k)` (see [`Expansion::t`]).
@@ -149,8 +149,9 @@ impl Expansion {
     }
 
     /// The expansion's winding number at `q` (meaningful when `|q - center|` exceeds
-    /// `radius`; [`Expansion::finish`] must have run).
-    #[inline]
+    /// `radius`; [`Expansion::finish`] must have run), in f64: the reference of the f32
+    /// lanes the traversal evaluates (`lanes.rs`).
+    #[cfg(test)]
     pub(crate) fn eval(&self, q: V64) -> f64 {
         let r = sub(self.center, q);
         let r2 = dot(r, r);

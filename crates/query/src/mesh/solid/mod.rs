@@ -4,12 +4,14 @@
 mod angle;
 mod expansion;
 mod grid;
+mod lanes;
 mod pair;
 pub(crate) mod signed;
 mod tree;
 mod winding;
 
 pub use grid::GridConfig;
+pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;

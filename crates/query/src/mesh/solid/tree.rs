@@ -8,6 +8,7 @@ use raypick_primitives::{Aabb, Point3, Real};
 
 use super::angle::{dot, solid_angle, sub, v64, V64};
 use super::expansion::{centroid, Expansion};
+use super::lanes::ExpansionLanes;
 use super::winding::Winding;
 use crate::mesh::{with_tree, Mesh};
 use stack::Stack;
@@ -35,9 +36,10 @@ const W: usize = 8;
 /// One expansion per slot of the mesh's tree: `slots[node * 8 + slot]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
-    slots: Vec<Expansion>,
-    /// The squared radius of each slot's expansion, for the far test.
-    radius2: Vec<f64>,
+    /// One node's slots per entry, in f32 lanes, centers relative to `origin`.
+    lanes: Vec<ExpansionLanes>,
+    /// The middle of the mesh's box.
+    origin: V64,
     /// Whether the surface is closed ([`is_closed`]), found on first use.
     closed: std::sync::OnceLock<bool>,
 }
@@ -170,10 +172,15 @@ impl WindingTree {
         for e in &mut slots {
             e.finish();
         }
-        let radius2 = slots.iter().map(|e| e.radius * e.radius).collect();
+        let origin = box_center(&mesh.bounds());
+        let lanes = nodes
+            .iter()
+            .enumerate()
+            .map(|(n, node)| ExpansionLanes::new(&slots[n * W..n * W + node.child_count()], origin))
+            .collect();
         WindingTree {
-            slots,
-            radius2,
+            lanes,
+            origin,
             closed: std::sync::OnceLock::new(),
         }
     }
@@ -202,6 +209,8 @@ impl WindingTree {
         ratio2: f64,
     ) -> Winding {
         let q = v64(&p);
+        let rel = [0, 1, 2].map(|a| (q[a] - self.origin[a]) as f32);
+        let ratio2 = ratio2 as f32;
         let mut out = Winding {
             value: 0.0,
             on_surface: false,
@@ -209,19 +218,24 @@ impl WindingTree {
         if nodes.is_empty() {
             return out;
         }
+        #[cfg(target_arch = "x86_64")]
+        let cpu = raypick_primitives::simd::CpuPath::best();
         let mut stack: Stack = Stack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
             let node = &nodes[n];
+            #[cfg(target_arch = "x86_64")]
+            let (far, sum) =
+                crate::mesh::triangle_kernel_x86::eval_far8(cpu, &self.lanes[n], rel, ratio2);
+            #[cfg(not(target_arch = "x86_64"))]
+            let (far, sum) = self.lanes[n].eval_far(rel, ratio2);
+            out.value += f64::from(sum);
             for s in 0..W {
                 let child = node.child(s);
                 if child == WideChild::Empty {
                     break;
                 }
-                let e = &self.slots[n * W + s];
-                let d = sub(e.center, q);
-                if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > ratio2 * self.radius2[n * W + s] {
-                    out.value += e.eval(q);
+                if far & (1 << s) != 0 {
                     continue;
                 }
                 match child {
