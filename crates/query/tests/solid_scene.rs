@@ -98,3 +98,61 @@ fn scene_against_world_oracle() {
     scene.remove(bb).unwrap();
     assert_eq!(scene.instances_intersect(a, bb), None);
 }
+
+/// With open meshes in the scene, the side may be decided from the meshes' coarser sums:
+/// it still matches the oracle's away from 0.5, and the signed distance's winding number
+/// stays within the stated bound of the exact sum.
+#[test]
+fn scene_with_open_meshes_against_world_oracle() {
+    let mut half = icosphere(3);
+    let all = half.clone();
+    half.triangles.retain(|tri| {
+        tri.iter()
+            .map(|&k| all.positions[k as usize].z)
+            .sum::<f32>()
+            > 0.0
+    });
+    let wavy = grid(10, 0.2);
+    let mut scene = Scene::new();
+    let poses = [
+        Matrix4::new_translation(&Vector3::new(-1.5, 0.0, 0.0)),
+        Matrix4::new_translation(&Vector3::new(1.5, 0.0, 0.3))
+            * Matrix4::new_nonuniform_scaling(&Vector3::new(1.0, -1.0, 1.0)),
+    ];
+    let mut world = Vec::new();
+    for (m, pose) in [&half, &wavy].into_iter().zip(&poses) {
+        let id = scene.add_mesh(m.mesh());
+        scene.add_instance(id, pose).unwrap();
+        let flip = pose.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
+        for i in 0..m.triangles.len() {
+            let mut t = m.tri(i).map(|p| pose.transform_point(&p));
+            if flip {
+                t.swap(1, 2);
+            }
+            world.push(t);
+        }
+    }
+    scene.update();
+    let b =
+        raypick_primitives::Aabb::new(Point3::new(-3.0, -1.5, -1.5), Point3::new(3.0, 1.5, 1.5));
+    let mut rng = Rng::new(21);
+    let (mut checked, mut inside) = (0, 0);
+    for _ in 0..scale(400, 4000) {
+        let p = rng.point_in(&b);
+        let (ow, _) = oracle(&world, &p);
+        let c = scene.contains(p);
+        let s = scene.signed_distance(p).unwrap();
+        assert_eq!(s.distance < 0.0, c && s.distance != 0.0, "{p:?}");
+        assert!(
+            (f64::from(s.winding_number) - ow).abs() <= 4e-2,
+            "{p:?}: {} against {ow}",
+            s.winding_number
+        );
+        if (ow - 0.5).abs() > 1e-2 {
+            assert_eq!(c, ow >= 0.5, "{p:?}: winding {ow}");
+            checked += 1;
+            inside += usize::from(c);
+        }
+    }
+    assert!(checked > 300 && inside > 10, "{checked} {inside}");
+}

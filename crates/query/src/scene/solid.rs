@@ -19,7 +19,9 @@ pub struct SceneSignedDistance {
     pub instance: InstanceId,
     /// The mesh triangle (with barycentrics) or shape.
     pub geometry: HitGeometry,
-    /// The scene's winding number at the query point ([`Scene::winding_number`]).
+    /// The scene's winding number at the query point that decided the side: that of
+    /// [`Scene::winding_number`], or, where the side is clear, the sum of its meshes'
+    /// side decisions (see [`crate::SignedDistance::winding_number`]).
     pub winding_number: Real,
 }
 
@@ -65,13 +67,50 @@ impl Scene {
         (sum, on)
     }
 
+    /// The winding number of `p` for deciding its side, and whether `p` lies exactly on a
+    /// mesh triangle: each mesh's side winding (see [`crate::Mesh::contains`]: exact on
+    /// closed meshes, possibly a coarser sum on open ones), kept when the sum is farther
+    /// from 0.5 than five times the sum of their stated errors (and than 0.1), else
+    /// [`Scene::winding`]'s.
+    fn side_winding(&self, p: Point3<Real>) -> (f64, bool) {
+        if !p.iter().all(|c| c.is_finite()) {
+            return (f64::NAN, false);
+        }
+        let (mut sum, mut on, mut tolerance) = (0.0, false, 0.0);
+        for id in self.instances() {
+            let Some(obj) = self.slot_object(id.index()) else {
+                continue;
+            };
+            let q = obj.transform.point_to_object(&p);
+            match &obj.geometry {
+                Geometry::Mesh { mesh, .. } => {
+                    let w = mesh.winding_side(q, None);
+                    sum += w.value;
+                    on |= w.on_surface;
+                    tolerance += w.tolerance;
+                }
+                Geometry::Shape(s) => {
+                    if s.contains_local_point(&q) {
+                        sum += 1.0;
+                    }
+                }
+            }
+        }
+        if on || (sum - 0.5).abs() > (5.0 * tolerance).max(0.1) || tolerance == 0.0 {
+            (sum, on)
+        } else {
+            self.winding(p)
+        }
+    }
+
     /// True when world point `p` is inside the scene's solid: its winding number
     /// ([`Scene::winding_number`]) is at least 0.5, or `p` lies exactly on a mesh triangle
     /// (surfaces count as inside, as for [`crate::Mesh::contains`]). False for an empty scene
-    /// or a non-finite `p`.
+    /// or a non-finite `p`. Each open mesh may first decide with a coarser sum, as
+    /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let (w, on) = self.winding(p);
+        let (w, on) = self.side_winding(p);
         on || w >= 0.5
     }
 
@@ -81,7 +120,7 @@ impl Scene {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SceneSignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY, &SceneQuery::default())?;
-        let (w, on) = self.winding(p);
+        let (w, on) = self.side_winding(p);
         Some(SceneSignedDistance {
             distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,

@@ -9,7 +9,6 @@ use raypick_primitives::{Aabb, Point3, Real};
 use super::angle::{dot, solid_angle, sub, v64, V64};
 use super::expansion::{centroid, Expansion};
 use super::lanes::ExpansionLanes;
-use super::winding::Winding;
 use crate::mesh::{with_tree, Mesh};
 use stack::Stack;
 
@@ -197,7 +196,8 @@ impl WindingTree {
     /// The winding number of `p` (finite) on `mesh`: slots farther than `ratio` times their
     /// radius by their expansion ([`FAR_RATIO`] or [`COARSE_RATIO`]), near leaves triangle
     /// by triangle.
-    pub(crate) fn winding(&self, mesh: &Mesh, p: Point3<Real>, ratio: f64) -> Winding {
+    /// Returns the value and whether `p` lies exactly on a triangle.
+    pub(crate) fn winding(&self, mesh: &Mesh, p: Point3<Real>, ratio: f64) -> (f64, bool) {
         with_tree!(&mesh.wide, t => self.winding_on(mesh, t.nodes(), p, ratio * ratio))
     }
 
@@ -207,16 +207,13 @@ impl WindingTree {
         nodes: &[L],
         p: Point3<Real>,
         ratio2: f64,
-    ) -> Winding {
+    ) -> (f64, bool) {
         let q = v64(&p);
         let rel = [0, 1, 2].map(|a| (q[a] - self.origin[a]) as f32);
         let ratio2 = ratio2 as f32;
-        let mut out = Winding {
-            value: 0.0,
-            on_surface: false,
-        };
+        let (mut value, mut on_surface) = (0.0, false);
         if nodes.is_empty() {
-            return out;
+            return (value, on_surface);
         }
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();
@@ -229,7 +226,7 @@ impl WindingTree {
                 crate::mesh::triangle_kernel_x86::eval_far8(cpu, &self.lanes[n], rel, ratio2);
             #[cfg(not(target_arch = "x86_64"))]
             let (far, sum) = self.lanes[n].eval_far(rel, ratio2);
-            out.value += f64::from(sum);
+            value += f64::from(sum);
             for s in 0..W {
                 let child = node.child(s);
                 if child == WideChild::Empty {
@@ -243,15 +240,15 @@ impl WindingTree {
                     WideChild::Leaf(r) => {
                         for [a, b, c] in mesh.tris.leaf(r) {
                             let (w, on) = solid_angle(q, v64(&a), v64(&b), v64(&c));
-                            out.value += w;
-                            out.on_surface |= on;
+                            value += w;
+                            on_surface |= on;
                         }
                     }
                     WideChild::Empty => {}
                 }
             }
         }
-        out
+        (value, on_surface)
     }
 }
 

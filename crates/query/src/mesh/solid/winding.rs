@@ -30,7 +30,16 @@ pub(crate) struct Winding {
     pub(crate) value: f64,
     /// True when the point lies exactly on a triangle (see `angle::solid_angle`).
     pub(crate) on_surface: bool,
+    /// How far `value` may be from the exact sum (as stated and tested): 0 for a ray
+    /// count, [`FINE_TOL`] or [`COARSE_TOL`] for the expansions.
+    pub(crate) tolerance: f64,
 }
+
+/// The stated accuracy of the expansions at [`FAR_RATIO`].
+pub(crate) const FINE_TOL: f64 = 1e-3;
+
+/// The stated accuracy of the expansions at [`COARSE_RATIO`].
+pub(crate) const COARSE_TOL: f64 = 2e-2;
 
 impl Mesh {
     /// The generalized winding number of `p` (Jacobson et al. 2013): the signed solid angle
@@ -109,6 +118,7 @@ impl Mesh {
             return Winding {
                 value: f64::NAN,
                 on_surface: false,
+                tolerance: 0.0,
             };
         }
         let tree = self.winding_tree();
@@ -117,16 +127,26 @@ impl Mesh {
                 return Winding {
                     value: count as f64,
                     on_surface: false,
+                    tolerance: 0.0,
                 };
             }
         }
         if side {
-            let w = tree.winding(self, p, COARSE_RATIO);
-            if !w.on_surface && (w.value - 0.5).abs() > SIDE_MARGIN {
-                return w;
+            let (value, on_surface) = tree.winding(self, p, COARSE_RATIO);
+            if !on_surface && (value - 0.5).abs() > SIDE_MARGIN {
+                return Winding {
+                    value,
+                    on_surface,
+                    tolerance: COARSE_TOL,
+                };
             }
         }
-        tree.winding(self, p, FAR_RATIO)
+        let (value, on_surface) = tree.winding(self, p, FAR_RATIO);
+        Winding {
+            value,
+            on_surface,
+            tolerance: FINE_TOL,
+        }
     }
 
     /// The crossings of the axis ray from `p` out of the mesh's box by its nearest face, if
@@ -176,7 +196,11 @@ impl Mesh {
             value += w;
             on_surface |= on;
         }
-        Winding { value, on_surface }
+        Winding {
+            value,
+            on_surface,
+            tolerance: 0.0,
+        }
     }
 
     /// [`Mesh::winding_number`] for every point, in parallel with rayon; each answer is
