@@ -28,10 +28,11 @@ declare -A crate_of=(
     [ply]=crates/io
     [stl]=crates/io
     [differential]=crates/query
+    [solid]=crates/query
     [rpk]=crates/io
 )
 # The order of `all` and `build`; targets whose source does not exist yet are skipped.
-order=(obj gltf glb ply stl differential rpk)
+order=(obj gltf glb ply stl differential solid rpk)
 # File extensions that seed each target's corpus (none: libFuzzer starts from nothing).
 declare -A seed_ext=(
     [obj]="obj"
@@ -40,6 +41,7 @@ declare -A seed_ext=(
     [ply]="ply"
     [stl]="stl"
     [differential]=""
+    [solid]=""
     [rpk]="rpk"
 )
 

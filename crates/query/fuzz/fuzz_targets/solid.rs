@@ -1,0 +1,185 @@
+//! `Mesh` solid queries against the winding number summed in f64 over every triangle:
+//! - closed meshes (a subdivided cube whose 26 vertices the input moves on a grid of halves:
+//!   folded, inverted, self-intersecting and degenerate, but always closed): off the surface
+//!   `winding_number` is exactly the oracle's integer, and `contains` and the sign of
+//!   `signed_distance` follow it;
+//! - open meshes (the input's own triangles): `contains` and the signed distance's sign
+//!   agree with the oracle wherever it is more than 0.05 from 0.5, and the signed distance's
+//!   winding number is within its stated 2e-2.
+//!
+//! Query points sit mostly on the grid of quarters, so that the axis rays of the exact count
+//! run through edges and vertices.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use raypick_primitives::{point_triangle, Point3, Real, Triangle};
+use raypick_query::Mesh;
+
+const MAX_POINTS: u8 = 24;
+
+/// The input, read front to back; zeros once it runs out.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    /// A coordinate on the grid of halves in [-2, 2].
+    fn half(&mut self) -> Real {
+        Real::from(self.u8() % 9) * 0.5 - 2.0
+    }
+
+    /// A query point: on the grid of quarters in [-2.5, 2.5], or off it by a little.
+    fn point(&mut self) -> Point3<Real> {
+        let off = self.u8() % 4 == 0;
+        let mut c = || {
+            let q = Real::from(self.u8() % 21) * 0.25 - 2.5;
+            if off {
+                q + Real::from(self.u8() as i8) * 1e-3
+            } else {
+                q
+            }
+        };
+        Point3::new(c(), c(), c())
+    }
+}
+
+/// A cube's surface cut into 2 x 2 squares per face, two triangles each, wound outward:
+/// 26 vertices (on the grid of the cube's 3 x 3 x 3 lattice points, all but the centre) and
+/// 48 triangles, every edge used once each way.
+fn cube_topology() -> (Vec<[i32; 3]>, Vec<[u32; 3]>) {
+    let mut lattice = Vec::new();
+    for x in -1..=1 {
+        for y in -1..=1 {
+            for z in -1..=1 {
+                if (x, y, z) != (0, 0, 0) {
+                    lattice.push([x, y, z]);
+                }
+            }
+        }
+    }
+    let index = |p: [i32; 3]| lattice.iter().position(|&q| q == p).unwrap() as u32;
+    let mut tris = Vec::new();
+    for axis in 0..3 {
+        for side in [-1, 1] {
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            for i in -1..1 {
+                for j in -1..1 {
+                    let at = |a: i32, b: i32| {
+                        let mut p = [0; 3];
+                        p[axis] = side;
+                        p[u] = a;
+                        p[v] = b;
+                        index(p)
+                    };
+                    let (p00, p10, p11, p01) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+                    if side > 0 {
+                        tris.push([p00, p10, p11]);
+                        tris.push([p00, p11, p01]);
+                    } else {
+                        tris.push([p00, p11, p10]);
+                        tris.push([p00, p01, p11]);
+                    }
+                }
+            }
+        }
+    }
+    (lattice, tris)
+}
+
+/// The winding number by the sum of solid angles (Van Oosterom and Strackee), and the
+/// distance, in f64 over every triangle.
+fn oracle(tris: &[[Point3<Real>; 3]], p: &Point3<Real>) -> (f64, f64) {
+    let q = p.coords.cast::<f64>();
+    let (mut w, mut d2) = (0.0, f64::INFINITY);
+    for t in tris {
+        let [a, b, c] = t.map(|x| x.coords.cast::<f64>() - q);
+        let det = a.dot(&b.cross(&c));
+        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+        let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+        w += 2.0 * det.atan2(den);
+        if let Some(pt) = point_triangle(p, &Triangle::new(t[0], t[1], t[2])) {
+            d2 = d2.min(f64::from(pt.distance_squared));
+        }
+    }
+    (w / (4.0 * std::f64::consts::PI), d2.sqrt())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut bytes = Bytes(data);
+    let closed = bytes.u8() % 2 == 0;
+    let (positions, triangles) = if closed {
+        // The lattice point, moved to the input's grid point now and then.
+        let (lattice, tris) = cube_topology();
+        let positions = lattice
+            .iter()
+            .map(|l| {
+                let p = Point3::new(l[0] as Real, l[1] as Real, l[2] as Real);
+                if bytes.u8() % 3 == 0 {
+                    Point3::new(bytes.half(), bytes.half(), bytes.half())
+                } else {
+                    p
+                }
+            })
+            .collect();
+        (positions, tris)
+    } else {
+        let n = 3 + bytes.u8() % 30;
+        let positions: Vec<Point3<Real>> = (0..n)
+            .map(|_| Point3::new(bytes.half(), bytes.half(), bytes.half()))
+            .collect();
+        let count = 1 + bytes.u8() % 24;
+        let tris = (0..count)
+            .map(|_| [(); 3].map(|_| u32::from(bytes.u8() % n)))
+            .collect();
+        (positions, tris)
+    };
+    let world: Vec<[Point3<Real>; 3]> = triangles
+        .iter()
+        .map(|t| t.map(|i| positions[i as usize]))
+        .collect();
+    let mesh = Mesh::new(positions, triangles).expect("finite vertices, indices in range");
+    let points = bytes.u8() % (MAX_POINTS + 1);
+    for _ in 0..points {
+        let p = bytes.point();
+        let (ow, od) = oracle(&world, &p);
+        let w = f64::from(mesh.winding_number(p));
+        let c = mesh.contains(p);
+        let s = mesh.signed_distance(p).expect("a mesh with triangles");
+        if od == 0.0 {
+            assert!(c && s.distance == 0.0, "{p:?} on the surface");
+            continue;
+        }
+        if od < 1e-4 {
+            // Within the kernel's rounding of the surface: the sum, no exact claim.
+            continue;
+        }
+        assert!(
+            (f64::from(s.distance.abs()) - od).abs() <= 1e-5 * od.max(1e-3),
+            "distance {} against {od} at {p:?}",
+            s.distance
+        );
+        if closed {
+            let k = ow.round();
+            assert!((ow - k).abs() < 1e-6, "oracle {ow} not an integer at {p:?}");
+            assert_eq!(w, k, "winding number at {p:?}");
+            assert_eq!(c, k >= 1.0, "contains at {p:?}");
+            assert_eq!(f64::from(s.winding_number), k, "side winding at {p:?}");
+        } else {
+            assert!((w - ow).abs() <= 1e-3, "winding {w} against {ow} at {p:?}");
+            let sw = f64::from(s.winding_number);
+            assert!((sw - ow).abs() <= 2e-2, "side winding {sw} against {ow} at {p:?}");
+            if (ow - 0.5).abs() > 0.05 {
+                assert_eq!(c, ow >= 0.5, "contains at {p:?}: winding {ow}");
+            }
+        }
+        assert_eq!(s.distance < 0.0, c, "sign and contains at {p:?}");
+    }
+});
