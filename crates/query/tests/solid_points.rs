@@ -483,3 +483,33 @@ fn lattice_points_count_exactly_on_closed_meshes() {
     }
     assert!(exact > 30_000, "{exact}");
 }
+
+/// Points at distance 0 from the surface are inside, and at signed distance 0, also where
+/// no f64 triple product with their triangle is exactly zero: here points on a triangle's
+/// edge along the diagonal x = y = z (found by the `solid` fuzz target, as part of a soup).
+#[test]
+fn points_at_distance_zero_are_inside() {
+    let tri = TestMesh {
+        name: "triangle".into(),
+        positions: vec![
+            Point3::new(-2.0, -2.0, -2.0),
+            Point3::new(2.0, 2.0, 2.0),
+            Point3::new(-1.5, 1.0, -2.0),
+        ],
+        triangles: vec![[0, 1, 2]],
+    };
+    let mesh = tri.mesh();
+    let mut on_edge = 0;
+    for k in -999..1000 {
+        let x = k as f32 * 2e-3;
+        let p = Point3::new(x, x, x);
+        if oracle_distance(&tri, &p) != 0.0 {
+            continue;
+        }
+        on_edge += 1;
+        assert!(mesh.contains(p), "{p:?}");
+        let s = mesh.signed_distance(p).unwrap();
+        assert!(s.distance == 0.0 && s.inside(), "{p:?}");
+    }
+    assert!(on_edge > 1900, "{on_edge}");
+}

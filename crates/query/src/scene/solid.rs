@@ -105,13 +105,18 @@ impl Scene {
 
     /// True when world point `p` is inside the scene's solid: its winding number
     /// ([`Scene::winding_number`]) is at least 0.5, or `p` lies exactly on a mesh triangle
-    /// (surfaces count as inside, as for [`crate::Mesh::contains`]). False for an empty scene
+    /// or at world distance 0 from a surface (surfaces count as inside, as for
+    /// [`crate::Mesh::contains`]). False for an empty scene
     /// or a non-finite `p`. Each open mesh may first decide with a coarser sum, as
     /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
         let (w, on) = self.side_winding(p);
+        // At distance 0 the point is on a surface, as for `Mesh::contains`.
         on || w >= 0.5
+            || self
+                .nearest_point(&p, 0.0, &SceneQuery::default())
+                .is_some()
     }
 
     /// The signed world distance of `p` to the scene's surfaces: [`Scene::nearest_point`]

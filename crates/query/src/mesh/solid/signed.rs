@@ -27,9 +27,8 @@ pub struct SignedDistance {
 }
 
 impl SignedDistance {
-    /// True when `distance <= 0`: the query point is inside or on the surface. The same as
-    /// [`Mesh::contains`], except for points off the surface by less than f32 rounding,
-    /// whose distance rounds to 0 here.
+    /// True when `distance <= 0`: the query point is inside or on the surface (its distance
+    /// rounds to 0). The same as [`Mesh::contains`].
     #[must_use]
     pub fn inside(&self) -> bool {
         self.distance <= 0.0
@@ -46,17 +45,20 @@ impl Mesh {
     /// cheaper sum decides first, and the 1e-3 one only when the cheaper one is within 0.1
     /// of 0.5 (both sums are far more accurate than that margin).
     ///
-    /// Points on the surface count as inside (the solid is closed): a point whose f64
-    /// solid-angle triple product with a triangle it lies in is exactly zero, such as a
-    /// vertex or a point of an axis-aligned face, gets `true`. Points off the surface by
-    /// less than the f32 rounding of the coordinates may go either way. False for an empty
-    /// mesh or a non-finite `p`. On an open mesh it answers for the surface's generalized
-    /// winding number (a half sphere holds the points on the inner side of its rim plane
-    /// where more than half the view is of its back).
+    /// Points on the surface count as inside (the solid is closed): a point whose distance
+    /// to the surface ([`Mesh::nearest_point`]) rounds to 0, or whose f64 solid-angle triple
+    /// product with a triangle it lies in is exactly zero, gets `true`, as its
+    /// [`SignedDistance::inside`] does. Points off the surface by less than the f32
+    /// rounding of the coordinates may go either way. False for an empty mesh or a
+    /// non-finite `p`. On an open mesh it answers for the surface's generalized winding
+    /// number (a half sphere holds the points on the inner side of its rim plane where more
+    /// than half the view is of its back).
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
         let w = self.winding_side(p, None);
-        w.on_surface || w.value >= 0.5
+        // An outside answer is checked against the surface: at distance 0 the point is on
+        // it (a query bounded by 0 visits only the boxes that hold `p`).
+        w.on_surface || w.value >= 0.5 || self.nearest_point(&p, 0.0).is_some()
     }
 
     /// The signed distance of `p` to the surface: the exact distance to the nearest point
