@@ -72,11 +72,14 @@ impl Scene {
     /// closed meshes, possibly a coarser sum on open ones), kept when the sum is farther
     /// from 0.5 than five times the sum of their stated errors (and than 0.1), else
     /// [`Scene::winding`]'s.
-    fn side_winding(&self, p: Point3<Real>) -> (f64, bool) {
+    ///
+    /// The third value is true when every object is known to be off the surface at `p`
+    /// (closed meshes counted by a ray).
+    fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
         if !p.iter().all(|c| c.is_finite()) {
-            return (f64::NAN, false);
+            return (f64::NAN, false, false);
         }
-        let (mut sum, mut on, mut tolerance) = (0.0, false, 0.0);
+        let (mut sum, mut on, mut tolerance, mut off) = (0.0, false, 0.0, true);
         for id in self.instances() {
             let Some(obj) = self.slot_object(id.index()) else {
                 continue;
@@ -88,8 +91,10 @@ impl Scene {
                     sum += w.value;
                     on |= w.on_surface;
                     tolerance += w.tolerance;
+                    off &= w.off_surface;
                 }
                 Geometry::Shape(s) => {
+                    off = false;
                     if s.contains_local_point(&q) {
                         sum += 1.0;
                     }
@@ -97,9 +102,10 @@ impl Scene {
             }
         }
         if on || (sum - 0.5).abs() > (5.0 * tolerance).max(0.1) || tolerance == 0.0 {
-            (sum, on)
+            (sum, on, off)
         } else {
-            self.winding(p)
+            let (sum, on) = self.winding(p);
+            (sum, on, false)
         }
     }
 
@@ -111,12 +117,13 @@ impl Scene {
     /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let (w, on) = self.side_winding(p);
+        let (w, on, off) = self.side_winding(p);
         // At distance 0 the point is on a surface, as for `Mesh::contains`.
         on || w >= 0.5
-            || self
-                .nearest_point(&p, 0.0, &SceneQuery::default())
-                .is_some()
+            || (!off
+                && self
+                    .nearest_point(&p, 0.0, &SceneQuery::default())
+                    .is_some())
     }
 
     /// The signed world distance of `p` to the scene's surfaces: [`Scene::nearest_point`]
@@ -125,7 +132,7 @@ impl Scene {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SceneSignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY, &SceneQuery::default())?;
-        let (w, on) = self.side_winding(p);
+        let (w, on, _) = self.side_winding(p);
         Some(SceneSignedDistance {
             distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,

@@ -33,6 +33,9 @@ pub(crate) struct Winding {
     /// How far `value` may be from the exact sum (as stated and tested): 0 for a ray
     /// count, [`FINE_TOL`] or [`COARSE_TOL`] for the expansions.
     pub(crate) tolerance: f64,
+    /// True when the point is known to be off the surface (a ray count: farther than its
+    /// margin); false when unknown.
+    pub(crate) off_surface: bool,
 }
 
 /// The stated accuracy of the expansions at [`FAR_RATIO`].
@@ -119,6 +122,7 @@ impl Mesh {
                 value: f64::NAN,
                 on_surface: false,
                 tolerance: 0.0,
+                off_surface: false,
             };
         }
         let tree = self.winding_tree();
@@ -128,6 +132,7 @@ impl Mesh {
                     value: count as f64,
                     on_surface: false,
                     tolerance: 0.0,
+                    off_surface: true,
                 };
             }
         }
@@ -138,6 +143,7 @@ impl Mesh {
                     value,
                     on_surface,
                     tolerance: COARSE_TOL,
+                    off_surface: false,
                 };
             }
         }
@@ -146,6 +152,7 @@ impl Mesh {
             value,
             on_surface,
             tolerance: FINE_TOL,
+            off_surface: false,
         }
     }
 
@@ -200,6 +207,7 @@ impl Mesh {
             value,
             on_surface,
             tolerance: 0.0,
+            off_surface: false,
         }
     }
 
