@@ -24,6 +24,20 @@ fn oracle(world: &[[Point3<f32>; 3]], p: &Point3<f32>) -> (f64, f64) {
     (w, d2.sqrt())
 }
 
+/// The triangles of `m` under `pose`, reversed under a mirror: the solid the instance places.
+fn placed(m: &TestMesh, pose: &Matrix4<f32>) -> Vec<[Point3<f32>; 3]> {
+    let flip = pose.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
+    (0..m.triangles.len())
+        .map(|i| {
+            let mut t = m.tri(i).map(|p| pose.transform_point(&p));
+            if flip {
+                t.swap(1, 2);
+            }
+            t
+        })
+        .collect()
+}
+
 #[test]
 fn scene_against_world_oracle() {
     let sphere = icosphere(2);
@@ -41,14 +55,7 @@ fn scene_against_world_oracle() {
     let mut ids = Vec::new();
     for pose in &poses {
         ids.push(scene.add_instance(ms, pose).unwrap());
-        let flip = pose.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
-        for i in 0..sphere.triangles.len() {
-            let mut t = sphere.tri(i).map(|p| pose.transform_point(&p));
-            if flip {
-                t.swap(1, 2);
-            }
-            world.push(t);
-        }
+        world.extend(placed(&sphere, pose));
     }
     scene.update();
     let b =
@@ -123,14 +130,7 @@ fn scene_with_open_meshes_against_world_oracle() {
     for (m, pose) in [&half, &wavy].into_iter().zip(&poses) {
         let id = scene.add_mesh(m.mesh());
         scene.add_instance(id, pose).unwrap();
-        let flip = pose.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
-        for i in 0..m.triangles.len() {
-            let mut t = m.tri(i).map(|p| pose.transform_point(&p));
-            if flip {
-                t.swap(1, 2);
-            }
-            world.push(t);
-        }
+        world.extend(placed(m, pose));
     }
     scene.update();
     let b =

@@ -21,24 +21,11 @@ const MAX_VERTICES: u8 = 48;
 const MAX_TRIANGLES: u8 = 64;
 const MAX_RAYS: u8 = 16;
 
-/// The input, read front to back; zeros once it runs out.
-struct Bytes<'a>(&'a [u8]);
+#[path = "bytes.rs"]
+mod bytes;
+use bytes::Bytes;
 
 impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((&b, rest)) => {
-                self.0 = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
-    fn f32(&mut self) -> f32 {
-        f32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
-    }
-
     /// A point on the grid of halves in [-2, 2] (mostly), a few millionths off it, or any
     /// f32 triple (NaN and infinities included).
     fn point(&mut self) -> Point3<Real> {

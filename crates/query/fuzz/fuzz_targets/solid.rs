@@ -17,20 +17,11 @@ use raypick_query::Mesh;
 
 const MAX_POINTS: u8 = 24;
 
-/// The input, read front to back; zeros once it runs out.
-struct Bytes<'a>(&'a [u8]);
+#[path = "bytes.rs"]
+mod bytes;
+use bytes::Bytes;
 
 impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((&b, rest)) => {
-                self.0 = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
     /// A coordinate on the grid of halves in [-2, 2].
     fn half(&mut self) -> Real {
         Real::from(self.u8() % 9) * 0.5 - 2.0
@@ -79,7 +70,8 @@ fn cube_topology() -> (Vec<[i32; 3]>, Vec<[u32; 3]>) {
                         p[v] = b;
                         index(p)
                     };
-                    let (p00, p10, p11, p01) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+                    let (p00, p10, p11, p01) =
+                        (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
                     if side > 0 {
                         tris.push([p00, p10, p11]);
                         tris.push([p00, p11, p01]);
@@ -175,7 +167,10 @@ fuzz_target!(|data: &[u8]| {
         } else {
             assert!((w - ow).abs() <= 1e-3, "winding {w} against {ow} at {p:?}");
             let sw = f64::from(s.winding_number);
-            assert!((sw - ow).abs() <= 2e-2, "side winding {sw} against {ow} at {p:?}");
+            assert!(
+                (sw - ow).abs() <= 2e-2,
+                "side winding {sw} against {ow} at {p:?}"
+            );
             if (ow - 0.5).abs() > 0.05 {
                 assert_eq!(c, ow >= 0.5, "contains at {p:?}: winding {ow}");
             }

@@ -103,17 +103,21 @@ impl Mesh {
     /// the mesh. Infinite (no rejection by it) past 1e15, where its f32 squares could
     /// overflow.
     pub(crate) fn nearest_slack(&self, p: &Point3<Real>) -> Real {
-        let b = self.bounds();
-        let scale = b
-            .min
-            .iter()
-            .chain(b.max.iter())
-            .chain(p.iter())
-            .fold(0.0, |m: Real, c| m.max(c.abs()));
+        let scale = coordinate_scale(&self.bounds(), p);
         if scale < 1e15 {
             1e-5 * scale
         } else {
             Real::INFINITY
         }
     }
+}
+
+/// The largest coordinate magnitude of box `b` and point `p`: the scale f32 rounding of
+/// differences between them is relative to.
+pub(crate) fn coordinate_scale(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
+    b.min
+        .iter()
+        .chain(b.max.iter())
+        .chain(p.iter())
+        .fold(0.0, |m: Real, c| m.max(c.abs()))
 }

@@ -2,6 +2,7 @@
 //! summed over every instance under its transform.
 
 use crate::mesh::solid::signed::signed_by_side;
+use crate::mesh::solid::Winding;
 use raypick_primitives::{Point3, Real};
 
 use super::query::HitGeometry;
@@ -42,29 +43,8 @@ impl Scene {
     /// The winding number of `p` and whether `p` lies exactly on a mesh triangle (in its
     /// object space).
     fn winding(&self, p: Point3<Real>) -> (f64, bool) {
-        if !p.iter().all(|c| c.is_finite()) {
-            return (f64::NAN, false);
-        }
-        let (mut sum, mut on) = (0.0, false);
-        for id in self.instances() {
-            let Some(obj) = self.slot_object(id.index()) else {
-                continue;
-            };
-            let q = obj.transform.point_to_object(&p);
-            match &obj.geometry {
-                Geometry::Mesh { mesh, .. } => {
-                    let w = mesh.winding(q);
-                    sum += w.value;
-                    on |= w.on_surface;
-                }
-                Geometry::Shape(s) => {
-                    if s.contains_local_point(&q) {
-                        sum += 1.0;
-                    }
-                }
-            }
-        }
-        (sum, on)
+        let w = self.winding_sum(p, false);
+        (w.value, w.on_surface)
     }
 
     /// The winding number of `p` for deciding its side, and whether `p` lies exactly on a
@@ -76,10 +56,33 @@ impl Scene {
     /// The third value is true when every object is known to be off the surface at `p`
     /// (closed meshes counted by a ray).
     fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
-        if !p.iter().all(|c| c.is_finite()) {
-            return (f64::NAN, false, false);
+        let w = self.winding_sum(p, true);
+        if w.on_surface
+            || (w.value - 0.5).abs() > (5.0 * w.tolerance).max(0.1)
+            || w.tolerance == 0.0
+        {
+            (w.value, w.on_surface, w.off_surface)
+        } else {
+            let (sum, on) = self.winding(p);
+            (sum, on, false)
         }
-        let (mut sum, mut on, mut tolerance, mut off) = (0.0, false, 0.0, true);
+    }
+
+    /// The sum over every object of its winding number at `p` (the meshes' side windings
+    /// with `side`), with the summed tolerances; off the surface when every mesh is known
+    /// to be.
+    fn winding_sum(&self, p: Point3<Real>, side: bool) -> Winding {
+        let mut sum = Winding {
+            value: 0.0,
+            on_surface: false,
+            tolerance: 0.0,
+            off_surface: true,
+        };
+        if !p.iter().all(|c| c.is_finite()) {
+            sum.value = f64::NAN;
+            sum.off_surface = false;
+            return sum;
+        }
         for id in self.instances() {
             let Some(obj) = self.slot_object(id.index()) else {
                 continue;
@@ -87,26 +90,25 @@ impl Scene {
             let q = obj.transform.point_to_object(&p);
             match &obj.geometry {
                 Geometry::Mesh { mesh, .. } => {
-                    let w = mesh.winding_side(q, None);
-                    sum += w.value;
-                    on |= w.on_surface;
-                    tolerance += w.tolerance;
-                    off &= w.off_surface;
+                    let w = if side {
+                        mesh.winding_side(q, None)
+                    } else {
+                        mesh.winding(q)
+                    };
+                    sum.value += w.value;
+                    sum.on_surface |= w.on_surface;
+                    sum.tolerance += w.tolerance;
+                    sum.off_surface &= w.off_surface;
                 }
                 Geometry::Shape(s) => {
-                    off = false;
+                    sum.off_surface = false;
                     if s.contains_local_point(&q) {
-                        sum += 1.0;
+                        sum.value += 1.0;
                     }
                 }
             }
         }
-        if on || (sum - 0.5).abs() > (5.0 * tolerance).max(0.1) || tolerance == 0.0 {
-            (sum, on, off)
-        } else {
-            let (sum, on) = self.winding(p);
-            (sum, on, false)
-        }
+        sum
     }
 
     /// True when world point `p` is inside the scene's solid: its winding number

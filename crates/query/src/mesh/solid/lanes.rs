@@ -129,17 +129,13 @@ impl ExpansionLanes {
 
 #[cfg(test)]
 mod tests {
-    use super::super::expansion::{centroid, Expansion};
+    use super::super::expansion::{centroid, Expansion, CLUSTER};
     use super::*;
 
     /// The lanes give the f64 expansions' values to f32 precision, far slots only.
     #[test]
     fn lanes_match_the_f64_expansions() {
-        let tris = [
-            [[0.0, 0.0, 0.0], [1.0, 0.1, 0.0], [0.2, 0.9, 0.3]],
-            [[0.3, 0.2, 0.5], [0.9, 0.8, 0.1], [0.1, 0.7, 0.9]],
-            [[0.5, 0.5, 0.0], [0.6, 0.1, 0.8], [0.0, 0.3, 0.4]],
-        ];
+        let tris = CLUSTER;
         let origin = [100.0, -50.0, 25.0];
         let shifted =
             |t: &[[f64; 3]; 3], k: f64| t.map(|v| [v[0] + k + 100.0, v[1] - 50.0, v[2] + 25.0]);

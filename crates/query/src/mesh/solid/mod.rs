@@ -15,6 +15,7 @@ pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;
+pub(crate) use winding::Winding;
 
 use rayon::prelude::*;
 

@@ -12,13 +12,7 @@ use crate::Mesh;
 /// of the largest coordinate magnitude of the box and `p`, some 80 f32 steps, where the
 /// kernel's `t` is off by a few (its shear and products round relative to the coordinates).
 fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
-    let m = b
-        .min
-        .iter()
-        .chain(b.max.iter())
-        .chain(p.iter())
-        .fold(0.0, |m: Real, c| m.max(c.abs()));
-    m * 1e-5
+    crate::mesh::nearest::coordinate_scale(b, p) * 1e-5
 }
 
 /// How far from 0.5 the coarse sum of [`Mesh::winding_side`] must be to decide the side.
