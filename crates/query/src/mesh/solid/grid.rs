@@ -127,8 +127,9 @@ impl Mesh {
     /// in parallel (a row along x per task); NaN where it is `None` (an empty mesh, or a
     /// non-finite sample).
     ///
-    /// Each row walks from sample to sample. The distance moves by at most the step `h`, so
-    /// each nearest-point search starts bounded by the last distance plus `h`. On a closed
+    /// Each row walks from sample to sample. Each nearest-point search starts bounded by the
+    /// distance to the last sample's nearest triangle (at most the last distance plus the
+    /// step `h`, and usually far less). On a closed
     /// surface (every edge used once in each direction) the side carries over while the
     /// last sample lies farther than `h` from the surface, since no surface point is then
     /// between the two: the winding number is only computed near the surface. The answers
