@@ -129,11 +129,10 @@ impl Mesh {
     ///
     /// Each row walks from sample to sample. Each nearest-point search starts bounded by the
     /// distance to the last sample's nearest triangle (at most the last distance plus the
-    /// step `h`, and usually far less). On a closed
-    /// surface (every edge used once in each direction) the side carries over while the
-    /// last sample lies farther than `h` from the surface, since no surface point is then
-    /// between the two: the winding number is only computed near the surface. The answers
-    /// are exactly the single-point ones.
+    /// step `h`, and usually far less). On a closed surface (every edge used once in each
+    /// direction) the side carries over while the last sample lies farther than `h` from
+    /// the surface, since no surface point is then between the two: the winding number is
+    /// only computed near the surface. The answers are exactly the single-point ones.
     #[must_use]
     pub fn signed_distance_grid(&self, grid: &GridConfig) -> Vec<Real> {
         let tree = self.winding_tree();
