@@ -7,9 +7,10 @@
 //! simplicity instead: the ray is moved by `(ε, ε²)` in the kernel's sheared plane, with `ε`
 //! infinitely small, and a triangle counts when the moved ray passes strictly inside it.
 //! The decision for an edge depends only on the edge's two sheared corners, which both
-//! triangles on it see bit for bit the same, so of the two exactly one counts (or neither,
-//! when the ray grazes a silhouette): the count is that of a generic ray, and on a closed
-//! surface it is the winding number of the origin whatever the ray meets exactly.
+//! triangles on it see bit for bit the same: where the surface passes through the edge
+//! exactly one of the two counts, and at a silhouette both or neither (a front and a back
+//! face, which cancel). The count is that of a generic ray, and on a closed surface it is
+//! the winding number of the origin whatever the ray meets exactly.
 
 use std::ops::ControlFlow;
 
