@@ -213,21 +213,21 @@ impl LeafTriangles {
     ///
     /// The rejection is [`point_triangle_lower_bounds`], 4 or 8 lanes at a time from the rows
     /// (lanes past a group's end are discarded), whose root may exceed the distance by
-    /// `slack` (at least 1e-5 of the largest coordinate magnitude of `p` and the mesh): a
-    /// triangle holding the nearest point or a tie is never dropped. (A box test before it
+    /// `1e-5 * scale` (`scale` at least the largest coordinate magnitude of `p` and the
+    /// mesh; infinite turns the rejection off): a triangle holding the nearest point or a
+    /// tie is never dropped. (A box test before it
     /// rejected little that the bound does not, and cost 4% on sphere_1m grid rows.)
     #[inline(always)]
     pub(crate) fn for_each_near(
         &self,
         range: Range<usize>,
         p: &Point3<Real>,
-        slack: Real,
+        scale: Real,
         bound: &mut Real,
         mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
     ) {
         let q = [p.x, p.y, p.z];
-        // The scale the bound's slack is relative to.
-        let scale = slack * 1e5;
+        let slack = 1e-5 * scale;
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();
         for (start, n) in groups(range) {

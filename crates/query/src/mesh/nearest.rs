@@ -64,7 +64,7 @@ impl Mesh {
         // Squared distances in f32, as `point_triangle` reports them (distances beyond
         // ~1e19 overflow to infinity and are then not ranked).
         let max2 = max_distance * max_distance;
-        let slack = self.nearest_slack(p);
+        let scale = self.nearest_scale(p);
         let prims = &self.prims[..];
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best_prim = u32::MAX;
@@ -74,7 +74,7 @@ impl Mesh {
             // Triangles whose box is farther than the best point are rejected inside, 8 at a
             // time (a lower bound).
             self.tris
-                .for_each_near(range, p, slack, best2, |pos, [a, b, c], best2| {
+                .for_each_near(range, p, scale, best2, |pos, [a, b, c], best2| {
                     let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
                         return;
                     };
@@ -98,14 +98,13 @@ impl Mesh {
         Some((near, pos))
     }
 
-    /// How far [`point_triangle_lower_bounds`](raypick_primitives::point_triangle_lower_bounds)
-    /// may exceed a distance from `p`: 1e-5 of the largest coordinate magnitude of `p` and
-    /// the mesh. Infinite (no rejection by it) past 1e15, where its f32 squares could
-    /// overflow.
-    pub(crate) fn nearest_slack(&self, p: &Point3<Real>) -> Real {
+    /// The scale of [`point_triangle_lower_bounds`](raypick_primitives::point_triangle_lower_bounds)
+    /// for queries from `p`: the largest coordinate magnitude of `p` and the mesh. Infinite
+    /// (no rejection by the bound) past 1e15, where its f32 squares could overflow.
+    pub(crate) fn nearest_scale(&self, p: &Point3<Real>) -> Real {
         let scale = coordinate_scale(&self.bounds(), p);
         if scale < 1e15 {
-            1e-5 * scale
+            scale
         } else {
             Real::INFINITY
         }

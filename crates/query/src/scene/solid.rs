@@ -57,10 +57,8 @@ impl Scene {
     /// (closed meshes counted by a ray).
     fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
         let w = self.winding_sum(p, true);
-        if w.on_surface
-            || (w.value - 0.5).abs() > (5.0 * w.tolerance).max(0.1)
-            || w.tolerance == 0.0
-        {
+        // Exact sums (closed meshes, shapes) are integers, always clear of 0.5.
+        if w.on_surface || (w.value - 0.5).abs() > (5.0 * w.tolerance).max(0.1) {
             (w.value, w.on_surface, w.off_surface)
         } else {
             let (sum, on) = self.winding(p);

@@ -170,11 +170,7 @@ impl Mesh {
     ) -> Option<(super::SignedDistance, usize)> {
         let Some((q, dq, slot)) = last else {
             let (near, slot) = self.nearest_point_slot(&p, Real::INFINITY)?;
-            let w = self.winding_side(p, Some(near.distance));
-            return Some((
-                Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
-                slot,
-            ));
+            return Some((self.signed_at(p, near), slot));
         };
         // The search is bounded by the last sample's nearest triangle, whose distance from
         // `p` is at most the last distance plus the step, and is usually far less. Padded
@@ -195,11 +191,7 @@ impl Mesh {
             let w = if inside { 1.0 } else { 0.0 };
             return Some((Self::signed(near, inside, w), slot));
         }
-        let w = self.winding_side(p, Some(near.distance));
-        Some((
-            Self::signed(near, w.on_surface || w.value >= 0.5, w.value),
-            slot,
-        ))
+        Some((self.signed_at(p, near), slot))
     }
 
     /// [`Mesh::winding_number`] at every sample of `grid`, in the grid's order, in parallel.

@@ -90,8 +90,14 @@ impl Mesh {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY)?;
+        Some(self.signed_at(p, near))
+    }
+
+    /// The signed distance of `p` from its nearest point, the side from its winding number
+    /// ([`Mesh::winding_side`]).
+    pub(super) fn signed_at(&self, p: Point3<Real>, near: NearestPoint) -> SignedDistance {
         let w = self.winding_side(p, Some(near.distance));
-        Some(Self::signed(near, w.on_surface || w.value >= 0.5, w.value))
+        Self::signed(near, w.on_surface || w.value >= 0.5, w.value)
     }
 
     /// The signed distance from the nearest point and the side.

@@ -3,7 +3,6 @@
 
 use raypick_primitives::{Point3, Real, Vector3};
 
-use super::angle::{solid_angle, v64};
 use super::tree::{COARSE_RATIO, FAR_RATIO};
 use super::WindingTree;
 use crate::Mesh;
@@ -183,26 +182,6 @@ impl Mesh {
     /// The far-field expansions, built on first use.
     pub(crate) fn winding_tree(&self) -> &WindingTree {
         self.winding.get_or_init(|| WindingTree::build(self))
-    }
-
-    /// The winding number summed over every triangle, in f64 (what the expansions
-    /// approximate).
-    #[allow(dead_code)]
-    pub(crate) fn winding_exact(&self, p: Point3<Real>) -> Winding {
-        let q = v64(&p);
-        let mut value = 0.0;
-        let mut on_surface = false;
-        for [a, b, c] in self.leaf_triangles() {
-            let (w, on) = solid_angle(q, v64(&a), v64(&b), v64(&c));
-            value += w;
-            on_surface |= on;
-        }
-        Winding {
-            value,
-            on_surface,
-            tolerance: 0.0,
-            off_surface: false,
-        }
     }
 
     /// [`Mesh::winding_number`] for every point, in parallel with rayon; each answer is
