@@ -58,6 +58,36 @@ fn construction_errors_name_the_culprit() {
     assert!(matches!(e, MeshError::NonFiniteVertex { vertex: 1, .. }));
 }
 
+/// Large meshes check their input in parallel chunks; the error still names the first bad
+/// triangle and vertex, wherever the chunks split.
+#[test]
+fn large_construction_errors_name_the_first_culprit() {
+    let n = 100_000usize;
+    let pos: Vec<_> = (0..n).map(|i| p(i as f32, (i % 7) as f32, 0.0)).collect();
+    let tris: Vec<[u32; 3]> = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+    let mut bad = tris.clone();
+    bad[70_001][0] = n as u32 + 5;
+    bad[90_000][1] = u32::MAX;
+    let e = Mesh::new(pos.clone(), bad).unwrap_err();
+    assert_eq!(
+        e,
+        MeshError::IndexOutOfRange {
+            triangle: 70_001,
+            corner: 0,
+            index: n as u32 + 5,
+            vertex_count: n
+        }
+    );
+    let mut bad = pos;
+    bad[65_537].y = f32::NAN;
+    bad[99_000].z = f32::NEG_INFINITY;
+    let e = Mesh::new(bad, tris).unwrap_err();
+    assert!(
+        matches!(e, MeshError::NonFiniteVertex { vertex: 65_537, .. }),
+        "{e:?}"
+    );
+}
+
 #[test]
 fn empty_mesh_is_valid_and_finds_nothing() {
     for mesh in [

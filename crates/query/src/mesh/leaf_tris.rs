@@ -74,7 +74,9 @@ pub(crate) fn groups(range: Range<usize>) -> impl Iterator<Item = (usize, usize)
 
 impl LeafTriangles {
     /// The triangles `tris` (in leaf order, finite corners) grouped by the leaves `leaves`
-    /// (the tree's leaf ranges, which cover `0..tris.len()`), with their degenerate flags.
+    /// (the tree's leaf ranges, which cover `0..tris.len()`), with their degenerate flags:
+    /// the plain sequential writer, the tests' reference for [`LeafTriangles::fill`].
+    #[cfg(test)]
     pub(crate) fn new(tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) -> Self {
         let mut out = Self::zeroed(tris.len(), leaves);
         for leaf in leaves {
@@ -93,8 +95,9 @@ impl LeafTriangles {
         out
     }
 
-    /// [`LeafTriangles::new`] for the triangles `indices` (leaf order) of `positions`
-    /// (indices in range, finite positions), without a leaf-order copy of the corners.
+    /// The triangles `indices` (leaf order) of `positions` (indices in range, finite
+    /// positions) grouped by the leaves `leaves` (the tree's leaf ranges, which cover
+    /// `0..indices.len()`), with their degenerate flags; in parallel as [`LeafTriangles::fill`].
     pub(crate) fn from_indices(
         indices: &[[u32; 3]],
         positions: &[Point3<Real>],

@@ -33,6 +33,7 @@ use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use leaf_tris::LeafTriangles;
+use rayon::prelude::*;
 
 pub use error::MeshError;
 pub use nearest::NearestPoint;
@@ -117,27 +118,18 @@ impl Mesh {
                 count: triangles.len(),
             });
         }
-        let n = positions.len();
-        for (t, tri) in triangles.iter().enumerate() {
-            for (corner, &index) in tri.iter().enumerate() {
-                if index as usize >= n {
-                    return Err(MeshError::IndexOutOfRange {
-                        triangle: t,
-                        corner,
-                        index,
-                        vertex_count: n,
-                    });
-                }
-            }
-        }
+        check_indices(&triangles, positions.len())?;
         let corners = |tri: &[u32; 3]| tri.map(|i| positions[i as usize]);
-        let boxes: Vec<Aabb> = triangles
-            .iter()
-            .map(|tri| {
-                let [a, b, c] = corners(tri);
-                Triangle::new(a, b, c).aabb()
-            })
-            .collect();
+        let to_box = |tri: &[u32; 3]| {
+            let [a, b, c] = corners(tri);
+            Triangle::new(a, b, c).aabb()
+        };
+        let parallel = triangles.len() >= PARALLEL_BUILD;
+        let boxes: Vec<Aabb> = if parallel {
+            triangles.par_iter().map(to_box).collect()
+        } else {
+            triangles.iter().map(to_box).collect()
+        };
         let bvh = Bvh::build(&boxes, config)?;
         drop(boxes);
         let wide = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
@@ -146,9 +138,14 @@ impl Mesh {
         let mut prims = huge_page_vec(bvh.len());
         prims.extend_from_slice(bvh.prim_indices());
         drop(bvh);
-        let indices: Vec<[u32; 3]> = prims.iter().map(|&p| triangles[p as usize]).collect();
-        let tris: Vec<[Point3<Real>; 3]> = indices.iter().map(corners).collect();
-        let tris = LeafTriangles::new(&tris, &wide.leaf_ranges());
+        let reindex = |&p: &u32| triangles[p as usize];
+        let indices: Vec<[u32; 3]> = if parallel {
+            prims.par_iter().map(reindex).collect()
+        } else {
+            prims.iter().map(reindex).collect()
+        };
+        let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
+        let n = positions.len();
         let wide = MeshTree::new(wide, NodeLayout::Auto)?;
         Ok(Mesh {
             wide,
@@ -343,11 +340,48 @@ impl Mesh {
     }
 }
 
+/// Triangle counts (or vertex counts) from which construction runs its passes on rayon.
+const PARALLEL_BUILD: usize = 1 << 15;
+
+/// No item of `items` is `bad`: a branch-free scan, in parallel chunks when large (the caller
+/// looks for the first bad item only on failure).
+fn all_good<T: Sync>(items: &[T], bad: impl Fn(&T) -> bool + Sync) -> bool {
+    let clean = |c: &[T]| !c.iter().fold(false, |any, x| any | bad(x));
+    if items.len() >= PARALLEL_BUILD {
+        items.par_chunks(PARALLEL_BUILD).all(clean)
+    } else {
+        clean(items)
+    }
+}
+
+/// Every index of `triangles` below `vertex_count`; the error names the first bad triangle
+/// and corner.
+fn check_indices(triangles: &[[u32; 3]], vertex_count: usize) -> Result<(), MeshError> {
+    let bad = |tri: &[u32; 3]| tri.iter().any(|&i| i as usize >= vertex_count);
+    if all_good(triangles, bad) {
+        return Ok(());
+    }
+    let Some(triangle) = triangles.iter().position(bad) else {
+        return Ok(());
+    };
+    let tri = triangles[triangle];
+    let corner = (0..3)
+        .find(|&c| tri[c] as usize >= vertex_count)
+        .unwrap_or(0);
+    Err(MeshError::IndexOutOfRange {
+        triangle,
+        corner,
+        index: tri[corner],
+        vertex_count,
+    })
+}
+
 pub(crate) fn check_positions(positions: &[Point3<Real>]) -> Result<(), MeshError> {
-    match positions
-        .iter()
-        .position(|p| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()))
-    {
+    let bad = |p: &Point3<Real>| !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite());
+    if all_good(positions, bad) {
+        return Ok(());
+    }
+    match positions.iter().position(bad) {
         Some(vertex) => {
             let p = positions[vertex];
             Err(MeshError::NonFiniteVertex {
