@@ -12,6 +12,7 @@
 use std::ops::Range;
 
 use rayon::join;
+use rayon::prelude::*;
 use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{point_triangle_lower_bounds, Aabb, Point3, Real, Triangle};
 
@@ -118,7 +119,13 @@ impl LeafTriangles {
             }
         }
         let mut rows = huge_page_vec(9 * len + TAIL);
-        rows.resize(9 * len + TAIL, 0.0);
+        // Zeroed in parallel when large and there are threads to share it: the first touch
+        // of each page is most of the cost (one thread zeroes faster with `resize`).
+        if len >= PARALLEL_SLOTS && rayon::current_num_threads() > 1 {
+            rows.par_extend(rayon::iter::repeat_n(0.0, 9 * len + TAIL));
+        } else {
+            rows.resize(9 * len + TAIL, 0.0);
+        }
         Self {
             rows,
             starts,

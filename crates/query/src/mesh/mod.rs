@@ -144,9 +144,14 @@ impl Mesh {
         } else {
             prims.iter().map(reindex).collect()
         };
-        let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
+        let leaves = wide.leaf_ranges();
+        // The leaf rows are filled beside the node quantization.
+        let (tris, wide) = rayon::join(
+            || LeafTriangles::from_indices(&indices, &positions, &leaves),
+            || MeshTree::new(wide, NodeLayout::Auto),
+        );
+        let wide = wide?;
         let n = positions.len();
-        let wide = MeshTree::new(wide, NodeLayout::Auto)?;
         Ok(Mesh {
             wide,
             prims,
