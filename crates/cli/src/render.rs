@@ -51,9 +51,13 @@ pub fn render_shaded(
         .zip(depth.par_chunks_mut(size.width as usize))
         .enumerate()
         .for_each(|(y, (row, depth))| {
-            for (x, (px, z)) in row.chunks_exact_mut(3).zip(depth.iter_mut()).enumerate() {
-                let color = camera
-                    .ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport)
+            // The row's rays first: independent of each other, their divisions and square
+            // roots overlap, where one per cast would wait on each.
+            let rays: Vec<_> = (0..row.len() / 3)
+                .map(|x| camera.ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport))
+                .collect();
+            for ((px, z), ray) in row.chunks_exact_mut(3).zip(depth.iter_mut()).zip(rays) {
+                let color = ray
                     .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))
                     .map_or(BACKGROUND, |(ray, h)| {
                         *z = h.t;
