@@ -10,6 +10,7 @@ use std::ops::{ControlFlow, Range};
 use raypick_primitives::{Aabb, Ray, Real};
 use smallvec::SmallVec;
 
+use crate::wide::stack::Stack;
 use crate::{heap, BoxRay, Bvh, Node, MAX_DEPTH};
 
 #[inline(always)]
@@ -106,9 +107,14 @@ impl Bvh {
         {
             return;
         }
+        if nodes[0].count > 0 {
+            // A single leaf (a scene of one object): no stack to set up.
+            let _ = leaf(leaf_range(&nodes[0]), &mut t_max);
+            return;
+        }
         // Depth <= MAX_DEPTH (a type invariant), so at most MAX_DEPTH - 1 entries are pushed.
-        let mut stack = [(0u32, 0.0f32); MAX_DEPTH];
-        let mut sp = 0usize;
+        // Not zeroed: a slot is read only after it is written.
+        let mut stack: Stack<(u32, f32), MAX_DEPTH> = Stack::new();
         let mut cur = 0usize;
         loop {
             let node = &nodes[cur];
@@ -127,8 +133,7 @@ impl Bvh {
                         } else {
                             (c + 1, c, ea)
                         };
-                        stack[sp] = (far as u32, e_far);
-                        sp += 1;
+                        stack.push((far as u32, e_far));
                         cur = near;
                         continue;
                     }
@@ -145,11 +150,9 @@ impl Bvh {
             }
             // Pop the nearest pending subtree still entered before the current t_max.
             loop {
-                if sp == 0 {
+                let Some((n, entry)) = stack.pop() else {
                     return;
-                }
-                sp -= 1;
-                let (n, entry) = stack[sp];
+                };
                 if entry <= t_max {
                     cur = n as usize;
                     break;

@@ -53,9 +53,8 @@ pub fn render_shaded(
         .for_each(|(y, (row, depth))| {
             // The row's rays first: independent of each other, their divisions and square
             // roots overlap, where one per cast would wait on each.
-            let rays: Vec<_> = (0..row.len() / 3)
-                .map(|x| camera.ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport))
-                .collect();
+            let mut rays = Vec::with_capacity(row.len() / 3);
+            camera.row_rays(y as u32, 0..(row.len() / 3) as u32, &viewport, &mut rays);
             for ((px, z), ray) in row.chunks_exact_mut(3).zip(depth.iter_mut()).zip(rays) {
                 let color = ray
                     .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))

@@ -370,3 +370,62 @@ proptest! {
         }
     }
 }
+
+/// `row_rays` gives `ray_from_pixel`'s ray at every pixel centre of a row, for perspective
+/// and orthographic cameras in every convention, with an offset viewport and a column range
+/// that starts inside it; an invalid viewport gives `None` for every column.
+#[test]
+fn row_rays_are_the_pixel_rays() {
+    let vp = Viewport {
+        x: 7.0,
+        y: 3.0,
+        width: 320.0,
+        height: 180.0,
+    };
+    let mut row = Vec::new();
+    let mut checked = 0;
+    for (name, conv) in conventions() {
+        for projection in [
+            Projection::perspective(1.1, 16.0 / 9.0, 0.05, 500.0),
+            Projection::perspective(0.4, 16.0 / 9.0, 0.3, f32::INFINITY),
+            Projection::orthographic(6.0, 16.0 / 9.0, -1.0, 50.0),
+        ] {
+            let cam = Camera::look_at(
+                Point3::new(3.0, -4.0, 2.5),
+                Point3::new(0.2, 0.1, -0.3),
+                Vector3::z(),
+                projection,
+                conv,
+            )
+            .unwrap();
+            for y in [0u32, 1, 90, 179, 200] {
+                let columns = 5u32..330;
+                cam.row_rays(y, columns.clone(), &vp, &mut row);
+                assert_eq!(row.len(), columns.len(), "{name}");
+                for (x, got) in columns.zip(&row) {
+                    let want = cam.ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &vp);
+                    let (got, want) = (got.unwrap(), want.unwrap());
+                    let scale = want.origin.coords.norm().max(1.0);
+                    assert!(
+                        (got.origin - want.origin).norm() <= 4.0 * f32::EPSILON * scale
+                            && (got.dir - want.dir).norm() <= 4.0 * f32::EPSILON,
+                        "{name} ({x}, {y}): {got:?} vs {want:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000);
+    let bad = Viewport::new(0.0, 10.0);
+    let cam = Camera::look_at(
+        Point3::new(0.0, 0.0, 5.0),
+        Point3::origin(),
+        Vector3::y(),
+        Projection::perspective(1.0, 1.0, 0.1, 10.0),
+        ClipConvention::OPENGL,
+    )
+    .unwrap();
+    cam.row_rays(0, 0..4, &bad, &mut row);
+    assert_eq!(row, vec![None; 4]);
+}

@@ -337,7 +337,8 @@ fn oracle_on_every_preset() {
 
 /// Batches on a mesh large enough to run as streams (several rays in turns) give exactly the
 /// single-ray answers, in both node layouts, for rays of every kind (invalid ones included)
-/// and queries that bound, cull or start below zero.
+/// and queries that bound, cull or start below zero, whether a chunk runs as a stream or,
+/// its rays following each other closely, one ray at a time.
 #[test]
 fn streamed_batches_match_single_queries() {
     // 2 * 390^2 = 304,200 triangles: above the batches' stream threshold (300,000).
@@ -349,6 +350,13 @@ fn streamed_batches_match_single_queries() {
     rays.extend(camera_rays(&b, 1500, 92));
     rays.extend(inner_rays(&b, 500, 93));
     spoil_rays(&mut rays, 97, b.center() + Vector3::new(0.0, 0.0, 2.0));
+    // A sweep of neighbouring rays, as a render's rows (batches run these one at a time
+    // rather than as streams): a fan from above the grid, 0.001 radians apart.
+    let eye = b.center() + Vector3::new(0.0, 0.0, b.extents().norm());
+    rays.extend((0..2048).map(|i| {
+        let a = (i as f32 - 1024.0) * 1e-3;
+        Ray::new(eye, Vector3::new(a.sin(), 0.3 * a.cos(), -1.0))
+    }));
     let queries = [
         RayQuery::default(),
         RayQuery::new(-0.5, 2.0),

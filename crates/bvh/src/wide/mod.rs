@@ -76,7 +76,7 @@ mod query;
 mod refit;
 #[cfg(target_arch = "x86_64")]
 mod slab_x86;
-mod stack;
+pub(crate) mod stack;
 mod stream;
 mod traverse;
 #[cfg(target_arch = "x86_64")]

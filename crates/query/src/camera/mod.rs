@@ -256,6 +256,73 @@ impl Camera {
         Some((p0, d / len))
     }
 
+    /// The rays through the centres of the pixels `columns` of pixel row `y`, that is
+    /// through window positions `(x + 0.5, y + 0.5)`, into `out` (cleared first): the rays a
+    /// render or a depth image casts, made at a fraction of the cost of a
+    /// [`Camera::ray_from_pixel`] call each, since the row's part of the unprojection is
+    /// computed once. Each is `ray_from_pixel`'s ray up to rounding in the f64 steps before
+    /// the f32 result (they agree to about 1e-15 relative); `None` where it gives none (an
+    /// invalid viewport, say).
+    ///
+    /// ```
+    /// use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
+    /// use raypick_primitives::{Point3, Vector3};
+    ///
+    /// let camera = Camera::look_at(
+    ///     Point3::new(0.0, 0.0, 5.0),
+    ///     Point3::origin(),
+    ///     Vector3::y(),
+    ///     Projection::perspective(60f32.to_radians(), 64.0 / 48.0, 0.1, 100.0),
+    ///     ClipConvention::OPENGL,
+    /// )
+    /// .unwrap();
+    /// let viewport = Viewport::new(64.0, 48.0);
+    /// let mut row = Vec::new();
+    /// camera.row_rays(24, 0..64, &viewport, &mut row);
+    /// let one = camera.ray_from_pixel(32.5, 24.5, &viewport).unwrap();
+    /// let same = row[32].unwrap();
+    /// assert!((same.dir - one.dir).norm() < 1e-6 && (same.origin - one.origin).norm() < 1e-6);
+    /// ```
+    pub fn row_rays(
+        &self,
+        y: u32,
+        columns: std::ops::Range<u32>,
+        viewport: &Viewport,
+        out: &mut Vec<Option<Ray>>,
+    ) {
+        out.clear();
+        if !viewport.is_valid() {
+            out.extend(columns.map(|_| None));
+            return;
+        }
+        let y_down = self.convention.y_down;
+        let yc = f64::from(y) + 0.5;
+        let (_, ny) = viewport.window_to_ndc(0.0, yc, y_down);
+        let zn = self.convention.near_ndc();
+        let zm = 0.5 * (zn + self.convention.far_ndc());
+        // Homogeneous points are affine in the NDC x: h(nx) = h(0) + nx * column 0.
+        let m = &self.inv_view_proj;
+        let near0 = m * Vector4::new(0.0, ny, zn, 1.0);
+        let mid0 = near0 + m.column(2) * (zm - zn);
+        let dx = m.column(0).into_owned();
+        // `window_to_ndc`'s x with its division by the width made a multiplication.
+        let (left, scale) = (f64::from(viewport.x), 2.0 / f64::from(viewport.width));
+        out.extend(columns.map(|x| {
+            let nx = (f64::from(x) + 0.5 - left) * scale - 1.0;
+            let p0 = dehomogenize(&(near0 + dx * nx))?;
+            let p1 = dehomogenize(&(mid0 + dx * nx))?;
+            let d = p1 - p0;
+            let len = d.norm();
+            if !(len > 0.0 && len.is_finite()) {
+                return None;
+            }
+            Some(Ray::new(
+                p0.cast::<Real>(),
+                (d * (1.0 / len)).cast::<Real>(),
+            ))
+        }));
+    }
+
     /// The window position (pixels, origin top left, y down) and NDC depth of `point`.
     ///
     /// Returns `None` when the point is at or behind the camera plane (clip `w <= 0`) or
@@ -377,6 +444,18 @@ pub(crate) fn clip_planes(m: &Matrix4<f64>, depth: NdcDepth) -> [(nalgebra::Vect
         split(near),
         split(r3 - r2),
     ]
+}
+
+/// The point of homogeneous coordinates `h`, or `None` when it lies at infinity or does not
+/// fit in f64.
+#[inline]
+fn dehomogenize(h: &Vector4<f64>) -> Option<P3<f64>> {
+    if h.w == 0.0 || !h.w.is_finite() {
+        return None;
+    }
+    let inv = 1.0 / h.w;
+    let p = P3::new(h.x * inv, h.y * inv, h.z * inv);
+    p.iter().all(|c| c.is_finite()).then_some(p)
 }
 
 #[cfg(test)]

@@ -212,7 +212,12 @@ impl Scene {
             },
             t: h.t,
             point: obj.transform.point_to_world(&h.point),
-            normal: obj.transform.normal_to_world(&h.normal).unwrap_or(h.normal),
+            // The mesh's normal has unit length already.
+            normal: if obj.transform.identity {
+                h.normal
+            } else {
+                obj.transform.normal_to_world(&h.normal).unwrap_or(h.normal)
+            },
             front_face: h.front_face,
             user_data: obj.user_data,
         }

@@ -24,6 +24,9 @@ pub(crate) struct InstanceTransform {
     pub m64: Matrix4<f64>,
     /// Its inverse in f64: world rays far from the origin go to object space through this.
     pub inv64: Matrix4<f64>,
+    /// True for exactly the identity: the f32 maps are then skipped (a scene of one mesh
+    /// placed as is, the common case of a viewer).
+    pub identity: bool,
 }
 
 impl InstanceTransform {
@@ -90,6 +93,7 @@ impl InstanceTransform {
             min_scale: (min_scale * (1.0 - 1e-6)) as Real,
             m64: *m,
             inv64: inv4,
+            identity: *m == Matrix4::identity(),
         })
     }
 
@@ -104,6 +108,9 @@ impl InstanceTransform {
     /// Object point to world.
     #[inline]
     pub fn point_to_world(&self, p: &Point3<Real>) -> Point3<Real> {
+        if self.identity {
+            return *p;
+        }
         Point3::from(self.linear * p.coords + self.translation)
     }
 
@@ -116,6 +123,9 @@ impl InstanceTransform {
     /// World ray to object space, not normalized: `t` means the same in both.
     #[inline]
     pub fn ray_to_object(&self, ray: &Ray) -> Ray {
+        if self.identity {
+            return *ray;
+        }
         Ray::new(self.point_to_object(&ray.origin), self.inv_linear * ray.dir)
     }
 

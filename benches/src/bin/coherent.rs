@@ -1,0 +1,145 @@
+//! Coherent rays: every pixel of the `pick` camera's frame, row by row, as a render casts
+//! them, and the `pick` set (random pixels of the same camera), on one thread: one ray at a
+//! time on the mesh (`Mesh::closest_hit`), the batch query (`Mesh::closest_hit_batch`), and
+//! one ray at a time through a scene holding the mesh once (`Scene::closest_hit`, the
+//! render's path: what the scene adds per ray). Every answer is checked against the
+//! mesh's single-ray one.
+//!
+//! ```text
+//! cargo run --release -p raypick-benches --bin coherent -- [--workloads bunny,sphere_1m] [--size 960,540] [--reps 3]
+//! ```
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use raypick_benches::rays::frame_rays;
+use raypick_benches::{parse_list, BenchRay, RaySet, Workload, RAYS_PER_SET};
+use raypick_primitives::Ray;
+use std::sync::Arc;
+
+use nalgebra::Matrix4;
+use raypick_query::scene::{Scene, SceneQuery};
+use raypick_query::{Hit, Mesh, RayQuery};
+
+struct Args {
+    workloads: Vec<Workload>,
+    size: (u32, u32),
+    reps: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        workloads: Workload::ALL.to_vec(),
+        size: (960, 540),
+        reps: 3,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--workloads" => {
+                a.workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?;
+            }
+            "--size" => {
+                let v = value()?;
+                let (w, h) = v.split_once(',').ok_or("--size: W,H")?;
+                a.size = (
+                    w.parse().map_err(|e| format!("--size: {e}"))?,
+                    h.parse().map_err(|e| format!("--size: {e}"))?,
+                );
+            }
+            "--reps" => a.reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(a)
+}
+
+/// The best of `reps` runs of `f`, in Mrays/s for `n` rays.
+fn best_rate(reps: usize, n: usize, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    n as f64 / best.max(1e-9) / 1e6
+}
+
+fn row(mesh: &Mesh, scene: &Scene, name: &str, set: &str, rays: &[Ray], reps: usize) {
+    let q = RayQuery::default();
+    let mut single: Vec<Option<Hit>> = vec![None; rays.len()];
+    let one = best_rate(reps, rays.len(), || {
+        for (r, o) in rays.iter().zip(single.iter_mut()) {
+            *o = mesh.closest_hit(r, &q);
+        }
+    });
+    let mut batch: Vec<Option<Hit>> = vec![None; rays.len()];
+    let many = best_rate(reps, rays.len(), || {
+        mesh.closest_hit_batch(rays, &q, &mut batch)
+            .expect("lengths agree");
+    });
+    let sq = SceneQuery::default();
+    let mut in_scene = vec![None; rays.len()];
+    let through = best_rate(reps, rays.len(), || {
+        for (r, o) in rays.iter().zip(in_scene.iter_mut()) {
+            *o = scene.closest_hit(r, &sq);
+        }
+    });
+    let differ = single.iter().zip(&batch).filter(|(a, b)| a != b).count()
+        + single
+            .iter()
+            .zip(&in_scene)
+            .filter(|(a, b)| {
+                a.map(|h| (h.t, h.triangle)) != b.map(|h| (h.t, h.triangle().unwrap_or(u32::MAX)))
+            })
+            .count();
+    let hits = single.iter().flatten().count();
+    println!(
+        "{name:<11} {set:<6} {:>7} rays {hits:>7} hits  Mrays/s: mesh {one:>6.3}  batch {many:>6.3} ({:.2})  scene {through:>6.3} ({:.2})  differ {differ}",
+        rays.len(),
+        many / one,
+        through / one
+    );
+}
+
+fn run(a: &Args) -> Result<(), String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global()
+        .map_err(|e| e.to_string())?;
+    for &w in &a.workloads {
+        let data = w.mesh().map_err(|e| e.to_string())?;
+        let mesh = Arc::new(
+            Mesh::new(data.positions.clone(), data.triangles.clone()).map_err(|e| e.to_string())?,
+        );
+        let mut scene = Scene::new();
+        let id = scene.add_shared_mesh(Arc::clone(&mesh));
+        scene
+            .add_instance(id, &Matrix4::identity())
+            .map_err(|e| e.to_string())?;
+        scene.update();
+        let frame: Vec<Ray> = frame_rays(&data, a.size.0, a.size.1)
+            .into_iter()
+            .map(|r: BenchRay| r.ray)
+            .collect();
+        row(&mesh, &scene, w.name(), "frame", &frame, a.reps);
+        let pick: Vec<Ray> = RaySet::Pick
+            .rays(w, &data, RAYS_PER_SET)
+            .into_iter()
+            .map(|r| r.ray)
+            .collect();
+        row(&mesh, &scene, w.name(), "pick", &pick, a.reps);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match parse_args().and_then(|a| run(&a)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("coherent: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
