@@ -49,6 +49,23 @@ pub fn rays_file_name(w: Workload, s: RaySet) -> String {
     format!("{}_{}.rays", w.name(), s.name())
 }
 
+/// Calls `on(flag, value)` for each command-line argument after the program's name, in
+/// order; `value()` takes the next argument as the flag's value (an error naming the flag
+/// when there is none). Stops at the first error.
+///
+/// # Errors
+/// The first error of `on` or `value`.
+pub fn parse_flags(
+    mut on: impl FnMut(&str, &mut dyn FnMut() -> Result<String, String>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        on(&flag, &mut value)?;
+    }
+    Ok(())
+}
+
 /// Parses a comma-separated list of names with `parse`; `all` (or an empty list) gives
 /// `all_items`.
 ///

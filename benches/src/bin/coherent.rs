@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use raypick_benches::rays::frame_rays;
-use raypick_benches::{parse_list, BenchRay, RaySet, Workload, RAYS_PER_SET};
+use raypick_benches::{parse_flags, parse_list, BenchRay, RaySet, Workload, RAYS_PER_SET};
 use raypick_primitives::Ray;
 use std::sync::Arc;
 
@@ -33,10 +33,8 @@ fn parse_args() -> Result<Args, String> {
         size: (960, 540),
         reps: 3,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
+    parse_flags(|flag, value| {
+        match flag {
             "--workloads" => {
                 a.workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?;
             }
@@ -51,7 +49,8 @@ fn parse_args() -> Result<Args, String> {
             "--reps" => a.reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
             other => return Err(format!("unknown argument `{other}`")),
         }
-    }
+        Ok(())
+    })?;
     Ok(a)
 }
 

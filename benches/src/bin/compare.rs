@@ -34,8 +34,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use raypick_benches::machine::{cpu_model, load_average, utc_now};
 use raypick_benches::{
-    default_data_dir, mesh_file_name, parse_list, query_points, rays_file_name, read_mesh,
-    read_rays, BenchRay, MeshData, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET,
+    default_data_dir, mesh_file_name, parse_flags, parse_list, query_points, rays_file_name,
+    read_mesh, read_rays, BenchRay, MeshData, Peer, PeerKind, RaySet, Workload, RAYS_PER_SET,
 };
 
 struct Args {
@@ -72,10 +72,8 @@ fn parse_args() -> Result<Args, String> {
         embree: None,
         dump: None,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
+    parse_flags(|flag, value| {
+        match flag {
             "--workloads" => {
                 a.workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?;
             }
@@ -101,7 +99,8 @@ fn parse_args() -> Result<Args, String> {
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
-    }
+        Ok(())
+    })?;
     if let Some(bad) = a.peers.iter().find(|p| !p.available()) {
         return Err(format!("{bad} is not available in this build"));
     }

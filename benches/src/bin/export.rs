@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use raypick_benches::{
-    default_data_dir, mesh_file_name, parse_list, rays_file_name, write_mesh, write_rays, RaySet,
-    Workload, RAYS_PER_SET,
+    default_data_dir, mesh_file_name, parse_flags, parse_list, rays_file_name, write_mesh,
+    write_rays, RaySet, Workload, RAYS_PER_SET,
 };
 
 struct Args {
@@ -26,10 +26,8 @@ fn parse_args() -> Result<Args, String> {
         workloads: Workload::ALL.to_vec(),
         rays: RAYS_PER_SET,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
+    parse_flags(|flag, value| {
+        match flag {
             "--out" => a.out = PathBuf::from(value()?),
             "--workloads" => a.workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?,
             "--rays" => a.rays = value()?.parse().map_err(|e| format!("--rays: {e}"))?,
@@ -38,7 +36,8 @@ fn parse_args() -> Result<Args, String> {
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),
         }
-    }
+        Ok(())
+    })?;
     Ok(a)
 }
 
