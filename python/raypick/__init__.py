@@ -592,11 +592,14 @@ class Camera:
         return r.reshape(p.shape[:-1] + (6,))
 
     def pixel_rays(self, width: int, height: int, *, threads: Optional[int] = None) -> np.ndarray:
-        """The rays through every pixel centre: ``(height, width, 6)`` float32."""
-        xs = np.arange(width, dtype=np.float64) + 0.5
-        ys = np.arange(height, dtype=np.float64) + 0.5
-        grid = np.stack(np.meshgrid(xs, ys), axis=-1)
-        return self.rays_from_pixels(grid, width, height, threads=threads)
+        """The rays through every pixel centre: ``(height, width, 6)`` float32, exactly the
+        rays ``rays_from_pixels`` gives for the centres ``(i + 0.5, j + 0.5)``, made a row
+        at a time in parallel (a row's share of the unprojection is computed once)."""
+        width, height = int(width), int(height)
+        if width <= 0 or height <= 0:
+            raise RaypickError(f"the viewport must have a positive size, got {width} x {height}")
+        r = self._native.pixel_rays(width, height, threads=threads)
+        return r.reshape(height, width, 6)
 
     @property
     def view_matrix(self) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use rayon::prelude::*;
 use raypick::io::Matrix4;
 use raypick::query::camera::{Camera, ClipConvention, Projection, Viewport};
 
@@ -128,6 +129,43 @@ impl PyCamera {
                 out.extend_from_slice(&[r.origin.x, r.origin.y, r.origin.z]);
                 out.extend_from_slice(&[r.dir.x, r.dir.y, r.dir.z]);
             }
+            Ok(out)
+        })?;
+        arr2(py, out, 6)
+    }
+
+    /// The rays through every pixel centre of a `width` x `height` viewport, row by row from
+    /// the top left: `(width * height, 6)` float32, exactly `rays_from_pixels`' rays, made a
+    /// row at a time on the pool.
+    #[pyo3(signature = (width, height, threads=None))]
+    fn pixel_rays<'py>(
+        &self,
+        py: Python<'py>,
+        width: u32,
+        height: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let vp = viewport(width as f32, height as f32)?;
+        let cam = self.cam;
+        let w = width as usize;
+        let out = pool::run(py, threads, || {
+            let mut out = vec![0.0f32; w * height as usize * 6];
+            if w == 0 {
+                return Ok(out);
+            }
+            out.par_chunks_mut(w * 6).enumerate().try_for_each_init(
+                Vec::new,
+                |rays, (y, row)| {
+                    cam.row_rays(y as u32, 0..width, &vp, rays);
+                    for (x, (o, r)) in row.chunks_exact_mut(6).zip(rays.iter()).enumerate() {
+                        let r = r.ok_or_else(|| format!("pixel ({x}, {y}) gives no ray"))?;
+                        o.copy_from_slice(&[
+                            r.origin.x, r.origin.y, r.origin.z, r.dir.x, r.dir.y, r.dir.z,
+                        ]);
+                    }
+                    Ok::<(), String>(())
+                },
+            )?;
             Ok(out)
         })?;
         arr2(py, out, 6)

@@ -205,16 +205,6 @@ impl Camera {
         self.convention
     }
 
-    /// The world point at NDC `(x, y, z)`, or `None` when it lies at infinity.
-    fn unproject_ndc(&self, x: f64, y: f64, z: f64) -> Option<P3<f64>> {
-        let h = self.inv_view_proj * Vector4::new(x, y, z, 1.0);
-        if h.w == 0.0 || !h.w.is_finite() {
-            return None;
-        }
-        let p = P3::new(h.x / h.w, h.y / h.w, h.z / h.w);
-        p.iter().all(|c| c.is_finite()).then_some(p)
-    }
-
     /// The ray through window position `(x, y)` (pixels, origin top left, y down; the centre
     /// of pixel `(i, j)` is `(i + 0.5, j + 0.5)`).
     ///
@@ -242,27 +232,32 @@ impl Camera {
         if !(x.is_finite() && y.is_finite() && viewport.is_valid()) {
             return None;
         }
-        let (nx, ny) = viewport.window_to_ndc(x, y, self.convention.y_down);
+        self.row_unprojection(y, viewport).ray(x)
+    }
+
+    /// What the rays of window row `y` share (see [`RowUnprojection`]).
+    fn row_unprojection(&self, y: f64, viewport: &Viewport) -> RowUnprojection {
+        let (_, ny) = viewport.window_to_ndc(0.0, y, self.convention.y_down);
         let zn = self.convention.near_ndc();
         // A second point halfway through the depth range: finite even with an infinite far.
         let zm = 0.5 * (zn + self.convention.far_ndc());
-        let p0 = self.unproject_ndc(nx, ny, zn)?;
-        let p1 = self.unproject_ndc(nx, ny, zm)?;
-        let d = p1 - p0;
-        let len = d.norm();
-        if !(len > 0.0 && len.is_finite()) {
-            return None;
+        let m = &self.inv_view_proj;
+        let near = m * Vector4::new(0.0, ny, zn, 1.0);
+        RowUnprojection {
+            near,
+            mid: near + m.column(2) * (zm - zn),
+            dx: m.column(0).into_owned(),
+            left: f64::from(viewport.x),
+            scale: 2.0 / f64::from(viewport.width),
         }
-        Some((p0, d / len))
     }
 
     /// The rays through the centres of the pixels `columns` of pixel row `y`, that is
     /// through window positions `(x + 0.5, y + 0.5)`, into `out` (cleared first): the rays a
-    /// render or a depth image casts, made at a fraction of the cost of a
+    /// render or a depth image casts, at a fraction of the cost of a
     /// [`Camera::ray_from_pixel`] call each, since the row's part of the unprojection is
-    /// computed once. Each is `ray_from_pixel`'s ray up to rounding in the f64 steps before
-    /// the f32 result (they agree to about 1e-15 relative); `None` where it gives none (an
-    /// invalid viewport, say).
+    /// computed once: exactly `ray_from_pixel`'s rays (the same operations), `None` where it
+    /// gives none (an invalid viewport, say).
     ///
     /// ```
     /// use raypick_query::camera::{Camera, ClipConvention, Projection, Viewport};
@@ -279,9 +274,7 @@ impl Camera {
     /// let viewport = Viewport::new(64.0, 48.0);
     /// let mut row = Vec::new();
     /// camera.row_rays(24, 0..64, &viewport, &mut row);
-    /// let one = camera.ray_from_pixel(32.5, 24.5, &viewport).unwrap();
-    /// let same = row[32].unwrap();
-    /// assert!((same.dir - one.dir).norm() < 1e-6 && (same.origin - one.origin).norm() < 1e-6);
+    /// assert_eq!(row[32], camera.ray_from_pixel(32.5, 24.5, &viewport));
     /// ```
     pub fn row_rays(
         &self,
@@ -295,31 +288,10 @@ impl Camera {
             out.extend(columns.map(|_| None));
             return;
         }
-        let y_down = self.convention.y_down;
-        let yc = f64::from(y) + 0.5;
-        let (_, ny) = viewport.window_to_ndc(0.0, yc, y_down);
-        let zn = self.convention.near_ndc();
-        let zm = 0.5 * (zn + self.convention.far_ndc());
-        // Homogeneous points are affine in the NDC x: h(nx) = h(0) + nx * column 0.
-        let m = &self.inv_view_proj;
-        let near0 = m * Vector4::new(0.0, ny, zn, 1.0);
-        let mid0 = near0 + m.column(2) * (zm - zn);
-        let dx = m.column(0).into_owned();
-        // `window_to_ndc`'s x with its division by the width made a multiplication.
-        let (left, scale) = (f64::from(viewport.x), 2.0 / f64::from(viewport.width));
+        let row = self.row_unprojection(f64::from(y) + 0.5, viewport);
         out.extend(columns.map(|x| {
-            let nx = (f64::from(x) + 0.5 - left) * scale - 1.0;
-            let p0 = dehomogenize(&(near0 + dx * nx))?;
-            let p1 = dehomogenize(&(mid0 + dx * nx))?;
-            let d = p1 - p0;
-            let len = d.norm();
-            if !(len > 0.0 && len.is_finite()) {
-                return None;
-            }
-            Some(Ray::new(
-                p0.cast::<Real>(),
-                (d * (1.0 / len)).cast::<Real>(),
-            ))
+            let (o, d) = row.ray(f64::from(x) + 0.5)?;
+            Some(Ray::new(o.cast::<Real>(), d.cast::<Real>()))
         }));
     }
 
@@ -444,6 +416,35 @@ pub(crate) fn clip_planes(m: &Matrix4<f64>, depth: NdcDepth) -> [(nalgebra::Vect
         split(near),
         split(r3 - r2),
     ]
+}
+
+/// The unprojection of one window row: the homogeneous near and mid-depth points at NDC
+/// `x = 0`, which are affine in the NDC `x` (`h(x) = h(0) + x * dx`), and the window-to-NDC
+/// map of `x`. Every camera ray is made through it, one pixel or a row at a time, so both
+/// give the same bits.
+struct RowUnprojection {
+    near: Vector4<f64>,
+    mid: Vector4<f64>,
+    dx: Vector4<f64>,
+    left: f64,
+    scale: f64,
+}
+
+impl RowUnprojection {
+    /// The ray through window `x` of the row: the origin on the near plane and the unit
+    /// direction, or `None` where a point lies at infinity or the direction vanishes.
+    #[inline]
+    fn ray(&self, x: f64) -> Option<(P3<f64>, nalgebra::Vector3<f64>)> {
+        let nx = (x - self.left) * self.scale - 1.0;
+        let p0 = dehomogenize(&(self.near + self.dx * nx))?;
+        let p1 = dehomogenize(&(self.mid + self.dx * nx))?;
+        let d = p1 - p0;
+        let len = d.norm();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        Some((p0, d * (1.0 / len)))
+    }
 }
 
 /// The point of homogeneous coordinates `h`, or `None` when it lies at infinity or does not
