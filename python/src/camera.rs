@@ -118,16 +118,30 @@ impl PyCamera {
     ) -> PyResult<Bound<'py, PyAny>> {
         let vp = viewport(width, height)?;
         let pa = FloatArg::extract(pixels, "pixels", 2)?;
-        let pv = pa.view();
+        let px = pa.view().rows::<2>();
         let cam = self.cam;
         let out = pool::run(py, threads, || {
-            let mut out = Vec::new();
-            for (i, [x, y]) in pv.rows::<2>().into_iter().enumerate() {
-                let r = cam
-                    .ray_from_pixel(x, y, &vp)
-                    .ok_or_else(|| format!("pixel {i} ({x}, {y}) gives no ray"))?;
-                out.extend_from_slice(&[r.origin.x, r.origin.y, r.origin.z]);
-                out.extend_from_slice(&[r.dir.x, r.dir.y, r.dir.z]);
+            let mut out = vec![0.0f32; px.len() * 6];
+            let all = out
+                .par_chunks_mut(6)
+                .zip(px.par_iter())
+                .with_min_len(1024)
+                .all(|(o, &[x, y])| {
+                    cam.ray_from_pixel(x, y, &vp).is_some_and(|r| {
+                        o.copy_from_slice(&[
+                            r.origin.x, r.origin.y, r.origin.z, r.dir.x, r.dir.y, r.dir.z,
+                        ]);
+                        true
+                    })
+                });
+            if !all {
+                // The first pixel without a ray, in order (the parallel pass may stop at any).
+                let (i, [x, y]) = px
+                    .iter()
+                    .enumerate()
+                    .find(|(_, &[x, y])| cam.ray_from_pixel(x, y, &vp).is_none())
+                    .map_or((0, [f32::NAN; 2]), |(i, &p)| (i, p));
+                return Err(format!("pixel {i} ({x}, {y}) gives no ray"));
             }
             Ok(out)
         })?;
