@@ -164,10 +164,10 @@ pub fn render_heatmap(world: &World, camera: &Camera, size: Size) -> Rendered {
     let w = size.width as usize;
     let mut costs = vec![0u32; w * size.height as usize];
     costs.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        for (x, c) in row.iter_mut().enumerate() {
-            *c = camera
-                .ray_from_pixel(x as f32 + 0.5, y as f32 + 0.5, &viewport)
-                .map_or(0, |ray| world.traversal_cost(&ray).0);
+        let mut rays = Vec::with_capacity(w);
+        camera.row_rays(y as u32, 0..w as u32, &viewport, &mut rays);
+        for (c, ray) in row.iter_mut().zip(&rays) {
+            *c = ray.map_or(0, |ray| world.traversal_cost(&ray).0);
         }
         progress.inc(1);
     });
