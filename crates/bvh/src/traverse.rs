@@ -89,6 +89,7 @@ impl Bvh {
     /// });
     /// assert_eq!(first, Some(0));
     /// ```
+    #[inline]
     pub fn traverse_ray<F>(&self, ray: &Ray, t_min: Real, t_max: Real, mut leaf: F)
     where
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
@@ -108,10 +109,25 @@ impl Bvh {
             return;
         }
         if nodes[0].count > 0 {
-            // A single leaf (a scene of one object): no stack to set up.
+            // A single leaf (a scene of one object): no loop and no stack, and all of this
+            // inlined into the caller with its leaf closure.
             let _ = leaf(leaf_range(&nodes[0]), &mut t_max);
             return;
         }
+        Self::traverse_ray_below_root(nodes, &r, t_min, t_max, leaf);
+    }
+
+    /// [`Bvh::traverse_ray`] from an inner root the ray enters, out of line.
+    #[inline(never)]
+    fn traverse_ray_below_root<F>(
+        nodes: &[Node],
+        r: &BoxRay,
+        t_min: Real,
+        mut t_max: Real,
+        mut leaf: F,
+    ) where
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
         // Depth <= MAX_DEPTH (a type invariant), so at most MAX_DEPTH - 1 entries are pushed.
         // Not zeroed: a slot is read only after it is written.
         let mut stack: Stack<(u32, f32), MAX_DEPTH> = Stack::new();
