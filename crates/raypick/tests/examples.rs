@@ -74,3 +74,12 @@ mod scene_points;
 fn scene_points_example_runs() {
     scene_points::main().unwrap();
 }
+
+#[allow(dead_code)] // `main`: the test calls `run`
+#[path = "../examples/depth_image.rs"]
+mod depth_image;
+
+#[test]
+fn depth_image_example_runs() {
+    depth_image::run(None).unwrap();
+}

@@ -1,0 +1,108 @@
+//! A depth image from a camera, as a depth sensor or a renderer makes one: the rays of each
+//! pixel row made at once (`Camera::row_rays`, exactly the rays of `Camera::ray_from_pixel`),
+//! cast as a batch (`Scene::closest_hit_batch`, in parallel), the distances kept per pixel.
+//! Prints the image's statistics and a small character picture of it.
+//!
+//! ```text
+//! cargo run --release --example depth_image [FILE]
+//! ```
+
+use raypick::prelude::*;
+
+fn main() -> Result<(), Error> {
+    run(std::env::args().nth(1).as_deref())
+}
+
+/// Runs the example on `file`, the bundled bunny by default (`tests/examples.rs` runs it).
+pub fn run(file: Option<&str>) -> Result<(), Error> {
+    let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/bunny.obj");
+    let loaded = load_scene(file.unwrap_or(bunny))?;
+    let scene = &loaded.scene;
+
+    // A 320x240 view of the scene's box from the front.
+    let (width, height) = (320u32, 240u32);
+    let b = scene.bounds();
+    let eye = b.center() + Vector3::new(0.0, 0.0, 1.3 * b.extents().norm());
+    let camera = Camera::look_at(
+        eye,
+        b.center(),
+        Vector3::y(),
+        Projection::Perspective {
+            fov_y: 40f32.to_radians(),
+            aspect: width as Real / height as Real,
+            near: 0.01,
+            far: Real::INFINITY,
+        },
+        ClipConvention::OPENGL,
+    )?;
+    let viewport = Viewport::new(width as Real, height as Real);
+
+    // Row by row: the row's rays, then one batch for them. Directions have unit length, so
+    // `t` is the distance from the near plane; a miss is infinitely far.
+    let mut depth = vec![Real::INFINITY; (width * height) as usize];
+    let mut row = Vec::new();
+    let mut hits = Vec::new();
+    let query = SceneQuery::default();
+    for (y, line) in depth.chunks_exact_mut(width as usize).enumerate() {
+        camera.row_rays(y as u32, 0..width, &viewport, &mut row);
+        // Every pixel of a valid viewport has a ray.
+        let rays: Vec<Ray> = row.iter().flatten().copied().collect();
+        hits.resize(rays.len(), None);
+        scene.closest_hit_batch(&rays, &query, &mut hits)?;
+        for (d, h) in line.iter_mut().zip(&hits) {
+            if let Some(h) = h {
+                *d = h.t;
+            }
+        }
+    }
+
+    let seen: Vec<Real> = depth.iter().copied().filter(|d| d.is_finite()).collect();
+    let near = seen.iter().copied().fold(Real::INFINITY, Real::min);
+    let far = seen.iter().copied().fold(0.0, Real::max);
+    println!(
+        "{width}x{height} depth image: {} of {} pixels on the surface, depth {near:.4} to {far:.4}",
+        seen.len(),
+        depth.len()
+    );
+
+    // The same answer as a pick at a pixel's centre.
+    let (px, py) = (width / 2, height / 2);
+    let pick = scene.pick(
+        &camera,
+        &viewport,
+        px as Real + 0.5,
+        py as Real + 0.5,
+        &PickOptions::new(),
+    )?;
+    let picked = pick.and_then(|p| p.hit).map(|h| h.t);
+    let here = depth[(py * width + px) as usize];
+    assert_eq!(picked.unwrap_or(Real::INFINITY), here);
+    println!("pixel ({px}, {py}): depth {here:.4}, the pick's t there");
+
+    // A 64x24 picture (its blank top and bottom rows left out): nearer is darker, misses
+    // are blank.
+    let shades: Vec<char> = "@%#*+=-:.".chars().collect();
+    let picture: Vec<String> = (0..24)
+        .map(|cy| {
+            (0..64)
+                .map(|cx| {
+                    let (x, y) = (cx * width / 64, cy * height / 24);
+                    let d = depth[(y * width + x) as usize];
+                    if !d.is_finite() {
+                        return ' ';
+                    }
+                    let f = ((d - near) / (far - near).max(Real::MIN_POSITIVE)).clamp(0.0, 1.0);
+                    shades[((f * (shades.len() - 1) as Real).round()) as usize]
+                })
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect();
+    let first = picture.iter().position(|l| !l.is_empty()).unwrap_or(0);
+    let last = picture.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
+    for line in picture.get(first..=last).unwrap_or_default() {
+        println!("{line}");
+    }
+    Ok(())
+}
