@@ -1,9 +1,9 @@
 //! Coherent rays: every pixel of the `pick` camera's frame, row by row, as a render casts
-//! them, and the `pick` set (random pixels of the same camera), on one thread: one ray at a
-//! time on the mesh (`Mesh::closest_hit`), the batch query (`Mesh::closest_hit_batch`), and
-//! one ray at a time through a scene holding the mesh once (`Scene::closest_hit`, the
-//! render's path: what the scene adds per ray). Every answer is checked against the
-//! mesh's single-ray one.
+//! them, and the `pick` set (random pixels of the same camera), on one thread. Three forms,
+//! in turns each round (best of `--reps` rounds): one ray at a time on the mesh
+//! (`Mesh::closest_hit`), the batch query (`Mesh::closest_hit_batch`), and one ray at a time
+//! through a scene holding the mesh once (`Scene::closest_hit`, the render's path: what the
+//! scene adds per ray). Every answer is checked against the mesh's single-ray one.
 //!
 //! ```text
 //! cargo run --release -p raypick-benches --bin coherent -- [--workloads bunny,sphere_1m] [--size 960,540] [--reps 3]
@@ -54,37 +54,44 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// The best of `reps` runs of `f`, in Mrays/s for `n` rays.
-fn best_rate(reps: usize, n: usize, mut f: impl FnMut()) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..reps.max(1) {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    n as f64 / best.max(1e-9) / 1e6
+/// Seconds `f` takes.
+fn seconds(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
 }
 
 fn row(mesh: &Mesh, scene: &Scene, name: &str, set: &str, rays: &[Ray], reps: usize) {
     let q = RayQuery::default();
-    let mut single: Vec<Option<Hit>> = vec![None; rays.len()];
-    let one = best_rate(reps, rays.len(), || {
-        for (r, o) in rays.iter().zip(single.iter_mut()) {
-            *o = mesh.closest_hit(r, &q);
-        }
-    });
-    let mut batch: Vec<Option<Hit>> = vec![None; rays.len()];
-    let many = best_rate(reps, rays.len(), || {
-        mesh.closest_hit_batch(rays, &q, &mut batch)
-            .expect("lengths agree");
-    });
     let sq = SceneQuery::default();
+    let mut single: Vec<Option<Hit>> = vec![None; rays.len()];
+    let mut batch: Vec<Option<Hit>> = vec![None; rays.len()];
     let mut in_scene = vec![None; rays.len()];
-    let through = best_rate(reps, rays.len(), || {
-        for (r, o) in rays.iter().zip(in_scene.iter_mut()) {
-            *o = scene.closest_hit(r, &sq);
+    // The three in turns, each round, so that a change of load hits them alike; the best
+    // round of each.
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..reps.max(1) {
+        let t = [
+            seconds(|| {
+                for (r, o) in rays.iter().zip(single.iter_mut()) {
+                    *o = mesh.closest_hit(r, &q);
+                }
+            }),
+            seconds(|| {
+                mesh.closest_hit_batch(rays, &q, &mut batch)
+                    .expect("lengths agree");
+            }),
+            seconds(|| {
+                for (r, o) in rays.iter().zip(in_scene.iter_mut()) {
+                    *o = scene.closest_hit(r, &sq);
+                }
+            }),
+        ];
+        for (b, t) in best.iter_mut().zip(t) {
+            *b = b.min(t);
         }
-    });
+    }
+    let [one, many, through] = best.map(|s| rays.len() as f64 / s.max(1e-9) / 1e6);
     let differ = single.iter().zip(&batch).filter(|(a, b)| a != b).count()
         + single
             .iter()
