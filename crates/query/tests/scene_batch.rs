@@ -9,6 +9,7 @@ use mesh_util::*;
 use nalgebra::{Matrix4, Rotation3, Vector3};
 use raypick_primitives::{Cull, Ray};
 use raypick_query::scene::{InstanceId, Scene, SceneQuery};
+use raypick_query::RayQuery;
 
 /// Every batch answer of `scene` equals the single-ray answer, for each query; returns the
 /// number of closest hits of each query.
@@ -90,4 +91,59 @@ fn sole_large_mesh_batches_match_single_queries() {
         .unwrap();
     scene.update();
     check(&scene, &rays, &queries[..2], "two objects");
+}
+
+/// A mesh placed under the identity (the instance whose maps the scene skips) answers
+/// exactly as the mesh itself: the same `t`, triangle, barycentrics, point, normal and side,
+/// alone in its scene and beside a second instance (where the top-level tree is traversed),
+/// one ray at a time and in batches.
+#[test]
+fn identity_instances_answer_as_their_mesh() {
+    let tm = grid(40, 0.3);
+    let mesh = tm.mesh();
+    let b = tm.bounds();
+    let mut rays = random_rays(&b, 1500, 41);
+    rays.extend(camera_rays(&b, 1500, 42));
+    rays.extend(inner_rays(&b, 300, 43));
+    spoil_rays(&mut rays, 47, b.center() + Vector3::new(0.0, 0.0, 2.0));
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(tm.mesh());
+    let only = scene.add_instance(id, &Matrix4::identity()).unwrap();
+    scene.update();
+    let mut pair = scene.clone();
+    let far = Matrix4::new_translation(&Vector3::new(0.0, 0.0, 1e3));
+    pair.add_instance(id, &far).unwrap();
+    pair.update();
+    let q = RayQuery::default();
+    let mut hits = 0;
+    for (name, s) in [("alone", &scene), ("beside another", &pair)] {
+        let mut batch = vec![None; rays.len()];
+        s.closest_hit_batch(&rays, &SceneQuery::default(), &mut batch)
+            .unwrap();
+        for (i, r) in rays.iter().enumerate() {
+            let want = mesh.closest_hit(r, &q);
+            let got = s.closest_hit(r, &SceneQuery::default());
+            assert_eq!(batch[i], got, "{name}: ray {i}");
+            match (want, got) {
+                (None, None) => {}
+                (Some(w), Some(g)) => {
+                    assert_eq!(g.instance, only, "{name}: ray {i}");
+                    assert_eq!(g.triangle(), Some(w.triangle), "{name}: ray {i}");
+                    assert_eq!(g.barycentrics(), Some((w.u, w.v)), "{name}: ray {i}");
+                    assert_eq!(
+                        (g.t, g.point, g.normal, g.front_face),
+                        (w.t, w.point, w.normal, w.front_face),
+                        "{name}: ray {i}"
+                    );
+                    hits += 1;
+                }
+                (w, g) => panic!("{name}: ray {i}: mesh {w:?}, scene {g:?}"),
+            }
+        }
+    }
+    assert!(
+        hits > rays.len() / 2,
+        "{hits} hits of {} rays, twice",
+        rays.len()
+    );
 }
