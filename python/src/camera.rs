@@ -163,10 +163,8 @@ impl PyCamera {
         let cam = self.cam;
         let w = width as usize;
         let out = pool::run(py, threads, || {
+            // `viewport` has refused a zero size, so rows are not empty.
             let mut out = vec![0.0f32; w * height as usize * 6];
-            if w == 0 {
-                return Ok(out);
-            }
             out.par_chunks_mut(w * 6).enumerate().try_for_each_init(
                 Vec::new,
                 |rays, (y, row)| {

@@ -50,12 +50,11 @@ pub fn render_shaded(
     buf.par_chunks_mut(size.width as usize * 3)
         .zip(depth.par_chunks_mut(size.width as usize))
         .enumerate()
-        .for_each(|(y, (row, depth))| {
+        .for_each_init(Vec::new, |rays, (y, (row, depth))| {
             // The row's rays first: independent of each other, their divisions and square
             // roots overlap, where one per cast would wait on each.
-            let mut rays = Vec::with_capacity(row.len() / 3);
-            camera.row_rays(y as u32, 0..(row.len() / 3) as u32, &viewport, &mut rays);
-            for ((px, z), ray) in row.chunks_exact_mut(3).zip(depth.iter_mut()).zip(rays) {
+            camera.row_rays(y as u32, 0..(row.len() / 3) as u32, &viewport, rays);
+            for ((px, z), &ray) in row.chunks_exact_mut(3).zip(depth.iter_mut()).zip(&*rays) {
                 let color = ray
                     .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))
                     .map_or(BACKGROUND, |(ray, h)| {
@@ -163,14 +162,16 @@ pub fn render_heatmap(world: &World, camera: &Camera, size: Size) -> Rendered {
     let start = Instant::now();
     let w = size.width as usize;
     let mut costs = vec![0u32; w * size.height as usize];
-    costs.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let mut rays = Vec::with_capacity(w);
-        camera.row_rays(y as u32, 0..w as u32, &viewport, &mut rays);
-        for (c, ray) in row.iter_mut().zip(&rays) {
-            *c = ray.map_or(0, |ray| world.traversal_cost(&ray).0);
-        }
-        progress.inc(1);
-    });
+    costs
+        .par_chunks_mut(w)
+        .enumerate()
+        .for_each_init(Vec::new, |rays, (y, row)| {
+            camera.row_rays(y as u32, 0..w as u32, &viewport, rays);
+            for (c, ray) in row.iter_mut().zip(&*rays) {
+                *c = ray.map_or(0, |ray| world.traversal_cost(&ray).0);
+            }
+            progress.inc(1);
+        });
     let elapsed = start.elapsed();
     let min = costs.iter().copied().min().unwrap_or(0);
     let max = costs.iter().copied().max().unwrap_or(0);

@@ -45,8 +45,10 @@ pub fn run(file: Option<&str>) -> Result<(), Error> {
     let query = SceneQuery::default();
     for (y, line) in depth.chunks_exact_mut(width as usize).enumerate() {
         camera.row_rays(y as u32, 0..width, &viewport, &mut row);
-        // Every pixel of a valid viewport has a ray.
-        let rays: Vec<Ray> = row.iter().flatten().copied().collect();
+        // A pixel without a ray (none in a valid viewport) keeps its place as a ray that
+        // finds nothing.
+        let nothing = Ray::new(Point3::origin(), Vector3::zeros());
+        let rays: Vec<Ray> = row.iter().map(|r| r.unwrap_or(nothing)).collect();
         hits.resize(rays.len(), None);
         scene.closest_hit_batch(&rays, &query, &mut hits)?;
         for (d, h) in line.iter_mut().zip(&hits) {

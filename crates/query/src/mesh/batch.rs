@@ -61,6 +61,24 @@ impl Mesh {
         2 * close >= rays.len() - 1
     }
 
+    /// A chunk of a streamed batch: `one(ray)` for each ray when the chunk is
+    /// [`Mesh::in_sequence`], else `stream(rays, out)`.
+    fn sequence_or_stream<T>(
+        &self,
+        rays: &[Ray],
+        out: &mut [T],
+        one: impl Fn(&Ray) -> T,
+        stream: impl FnOnce(&[Ray], &mut [T]),
+    ) {
+        if self.in_sequence(rays) {
+            for (ray, slot) in rays.iter().zip(out) {
+                *slot = one(ray);
+            }
+        } else {
+            stream(rays, out);
+        }
+    }
+
     /// True when batches are traversed as streams, several rays in turns (see
     /// `WideBvh::traverse_stream`): from [`STREAM_FROM_TRIANGLES`] triangles.
     pub(crate) fn streams(&self) -> bool {
@@ -88,13 +106,14 @@ impl Mesh {
         check(rays.len(), out.len())?;
         if self.streams() {
             par::fill_chunks(rays, out, |rays, out| {
-                if self.in_sequence(rays) {
-                    for (ray, slot) in rays.iter().zip(out) {
-                        *slot = self.closest_hit(ray, query);
-                    }
-                } else {
-                    self.closest_hit_stream(rays, query, out);
-                }
+                self.sequence_or_stream(
+                    rays,
+                    out,
+                    |ray| self.closest_hit(ray, query),
+                    |r, o| {
+                        self.closest_hit_stream(r, query, o);
+                    },
+                );
             });
         } else {
             par::fill(rays, out, |ray| self.closest_hit(ray, query));
@@ -113,13 +132,14 @@ impl Mesh {
         check(rays.len(), out.len())?;
         if self.streams() {
             par::fill_chunks(rays, out, |rays, out| {
-                if self.in_sequence(rays) {
-                    for (ray, slot) in rays.iter().zip(out) {
-                        *slot = self.any_hit(ray, query);
-                    }
-                } else {
-                    self.any_hit_stream(rays, query, out);
-                }
+                self.sequence_or_stream(
+                    rays,
+                    out,
+                    |ray| self.any_hit(ray, query),
+                    |r, o| {
+                        self.any_hit_stream(r, query, o);
+                    },
+                );
             });
         } else {
             par::fill(rays, out, |ray| self.any_hit(ray, query));

@@ -212,12 +212,7 @@ impl Scene {
             },
             t: h.t,
             point: obj.transform.point_to_world(&h.point),
-            // The mesh's normal has unit length already.
-            normal: if obj.transform.identity {
-                h.normal
-            } else {
-                obj.transform.normal_to_world(&h.normal).unwrap_or(h.normal)
-            },
+            normal: obj.transform.unit_normal_to_world(&h.normal),
             front_face: h.front_face,
             user_data: obj.user_data,
         }

@@ -136,6 +136,16 @@ impl InstanceTransform {
         Unit::try_new(w, 0.0).filter(|u| u.iter().all(|c| c.is_finite()))
     }
 
+    /// Object-space unit normal to a world unit normal: itself under the identity, else
+    /// [`InstanceTransform::normal_to_world`] (the object normal where that vanishes).
+    #[inline]
+    pub fn unit_normal_to_world(&self, n: &Unit<Vector3<Real>>) -> Unit<Vector3<Real>> {
+        if self.identity {
+            return *n;
+        }
+        self.normal_to_world(n).unwrap_or(*n)
+    }
+
     /// World f64 ray to object space, rounded to f32 only there (where coordinates are
     /// small); `t` means the same in both.
     #[inline]
