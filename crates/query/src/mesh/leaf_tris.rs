@@ -134,12 +134,6 @@ impl LeafTriangles {
         }
     }
 
-    /// The number of triangles.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
     /// The rows of the group starting at slot `start`, through the end of the array (the
     /// kernel reads past a short group).
     #[inline(always)]
@@ -492,7 +486,7 @@ mod tests {
     }
 
     fn check(lt: &LeafTriangles, tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) {
-        assert_eq!(lt.len(), tris.len());
+        assert_eq!(lt.len, tris.len());
         assert_eq!(lt.rows.len(), 9 * tris.len() + TAIL);
         assert!(
             lt.rows[9 * tris.len()..].iter().all(|&x| x == 0.0),

@@ -7,7 +7,9 @@
 //! and faster closest hits on large meshes, with nearest-point queries as fast. The triangles
 //! are stored in the tree's leaf order, 36 bytes each, so a leaf's triangles are contiguous,
 //! and laid out in rows for the SIMD kernel (`leaf_tris`); [`Mesh::prim_indices`] maps each
-//! leaf slot back to the original triangle index.
+//! leaf slot back to the original triangle index. Slivers lying across the axes are
+//! pre-split before the build ([`BuildConfig::presplit`]): such a triangle fills several
+//! leaf slots, each boxing one part of it; queries that enumerate triangles report it once.
 //!
 //! Large meshes store the tree with compact nodes ([`NodeLayout`]): child boxes quantized to
 //! 8 bits per plane, 128 bytes per node instead of 256, so fewer cache misses per ray once
@@ -20,6 +22,7 @@ mod error;
 pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
+pub(crate) mod presplit;
 mod ray;
 pub(crate) mod solid;
 mod tree;
@@ -84,6 +87,16 @@ pub struct Mesh {
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
     pub(crate) indices: Vec<[u32; 3]>,
     pub(crate) vertex_count: usize,
+    /// The number of triangles (leaf slots may be more: a pre-split triangle fills several).
+    pub(crate) triangle_count: usize,
+    /// A bit per leaf slot, set on every slot of a triangle that fills several (pre-split);
+    /// empty when every triangle fills one. The queries that enumerate triangles report
+    /// each once by it.
+    pub(crate) split: Vec<u64>,
+    /// A bit per leaf slot, set on every slot of a triangle but its first in leaf order;
+    /// empty when every triangle fills one slot. The solid queries sum each triangle once
+    /// by it.
+    pub(crate) secondary: Vec<u64>,
     /// The layout asked for: under [`NodeLayout::Auto`] a compact tree turns plain at the
     /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
     /// the fast one).
@@ -130,13 +143,19 @@ impl Mesh {
         } else {
             triangles.iter().map(to_box).collect()
         };
+        // Slivers get several boxes, one per part (`presplit`); a triangle may then fill
+        // several leaf slots.
+        let (boxes, refs) = presplit::presplit(&positions, &triangles, boxes, config.presplit);
         let bvh = Bvh::build(&boxes, config)?;
         drop(boxes);
         let wide = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
         // Rays read the triangles, and on a hit their original index, at random: large
         // meshes put both on huge pages.
         let mut prims = huge_page_vec(bvh.len());
-        prims.extend_from_slice(bvh.prim_indices());
+        match &refs {
+            Some(r) => prims.extend(bvh.prim_indices().iter().map(|&i| r[i as usize])),
+            None => prims.extend_from_slice(bvh.prim_indices()),
+        }
         drop(bvh);
         let reindex = |&p: &u32| triangles[p as usize];
         let indices: Vec<[u32; 3]> = if parallel {
@@ -152,12 +171,16 @@ impl Mesh {
         );
         let wide = wide?;
         let n = positions.len();
+        let (split, secondary) = split_slots(&prims, triangles.len());
         Ok(Mesh {
             wide,
             prims,
             tris,
             indices,
             vertex_count: n,
+            triangle_count: triangles.len(),
+            split,
+            secondary,
             layout: NodeLayout::Auto,
             winding: std::sync::OnceLock::new(),
         })
@@ -172,7 +195,10 @@ impl Mesh {
     /// leaf-order vertices (and degenerate flags) are rewritten from `positions`, then every
     /// leaf box of the 8-wide tree is recomputed from its triangles and the interior boxes
     /// bottom-up. O(triangles + nodes). Tree quality degrades when vertices move far;
-    /// rebuild the mesh then.
+    /// rebuild the mesh then. A pre-split triangle ([`BuildConfig::presplit`]) keeps its
+    /// slots, each now boxing the whole triangle: the answers stay exact, but the split's
+    /// gain turns into a loss, so a mesh that will move is best built without splitting
+    /// (`presplit: 0.0`, as in [`BuildConfig::fast`]).
     ///
     /// A tree [`NodeLayout::Auto`] made compact turns plain at the first update (its nodes
     /// are allocated once, then refit in place): a moving mesh wants the fast refit. A tree
@@ -211,13 +237,32 @@ impl Mesh {
     /// The number of triangles.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.tris.len()
+        self.triangle_count
     }
 
     /// True when the mesh has no triangles.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.tris.len() == 0
+        self.triangle_count == 0
+    }
+
+    /// True when some triangle fills more than one leaf slot (it was pre-split, see
+    /// [`BuildConfig::presplit`]): the leaf slots are then more than the triangles.
+    #[must_use]
+    pub fn has_split_triangles(&self) -> bool {
+        !self.secondary.is_empty()
+    }
+
+    /// True when leaf slot `pos` repeats a triangle that an earlier slot holds.
+    #[inline]
+    pub(crate) fn is_secondary(&self, pos: usize) -> bool {
+        bit(&self.secondary, pos)
+    }
+
+    /// True when leaf slot `pos` holds a triangle that fills several slots.
+    #[inline]
+    pub(crate) fn is_split(&self, pos: usize) -> bool {
+        bit(&self.split, pos)
     }
 
     /// The number of vertices (what [`Mesh::update_positions`] expects).
@@ -233,8 +278,9 @@ impl Mesh {
     }
 
     /// Leaf order: `prim_indices()[i]` is the original index of the triangle in leaf slot
-    /// `i` (the leaf-order position the tree's leaf ranges refer to). Empty for an empty
-    /// mesh.
+    /// `i` (the leaf-order position the tree's leaf ranges refer to). Every triangle is in
+    /// one slot, or in several when it was pre-split ([`Mesh::has_split_triangles`]). Empty
+    /// for an empty mesh.
     #[must_use]
     pub fn prim_indices(&self) -> &[u32] {
         &self.prims
@@ -331,6 +377,7 @@ impl Mesh {
             + self.tris.heap_bytes()
             + self.indices.capacity() * size_of::<[u32; 3]>()
             + self.prims.capacity() * size_of::<u32>()
+            + (self.split.capacity() + self.secondary.capacity()) * size_of::<u64>()
             + self.wide.memory_bytes()
     }
 
@@ -343,6 +390,39 @@ impl Mesh {
             self.memory_bytes() as f64 / self.len() as f64
         }
     }
+}
+
+/// The [`Mesh::split`] and [`Mesh::secondary`] bits of leaf order `prims` over
+/// `triangle_count` triangles (every index below it): both empty when there are no more
+/// slots than triangles.
+pub(crate) fn split_slots(prims: &[u32], triangle_count: usize) -> (Vec<u64>, Vec<u64>) {
+    if prims.len() <= triangle_count {
+        return (Vec::new(), Vec::new());
+    }
+    let mut seen = vec![0u64; triangle_count.div_ceil(64)];
+    let mut again = vec![0u64; triangle_count.div_ceil(64)];
+    let mut secondary = vec![0u64; prims.len().div_ceil(64)];
+    for (pos, &p) in prims.iter().enumerate() {
+        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
+        if seen[w] & bit != 0 {
+            secondary[pos / 64] |= 1 << (pos % 64);
+            again[w] |= bit;
+        }
+        seen[w] |= bit;
+    }
+    let mut split = vec![0u64; prims.len().div_ceil(64)];
+    for (pos, &p) in prims.iter().enumerate() {
+        if again[p as usize / 64] >> (p % 64) & 1 != 0 {
+            split[pos / 64] |= 1 << (pos % 64);
+        }
+    }
+    (split, secondary)
+}
+
+/// Bit `i` of `bits` (false beyond its end).
+#[inline]
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
 }
 
 /// Triangle counts (or vertex counts) from which construction runs its passes on rayon.

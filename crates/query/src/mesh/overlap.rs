@@ -52,6 +52,8 @@ impl Mesh {
         let leaf = self.exact_into(exact, out);
         self.wide.traverse_where(node, leaf);
         out.sort_unstable();
+        // A pre-split triangle fills several leaves.
+        out.dedup();
     }
 
     /// The leaf callback that pushes the original index of each triangle passing `exact`.
@@ -107,6 +109,8 @@ impl Mesh {
         let leaf = self.exact_into(|t| triangle_aabb(t, &q), out);
         self.wide.traverse_aabb(&q, leaf);
         out.sort_unstable();
+        // A pre-split triangle fills several leaves.
+        out.dedup();
     }
 
     /// The original indices (sorted) of the triangles within `sphere.radius` of its centre
@@ -208,5 +212,8 @@ impl Mesh {
         );
         out.inside.sort_unstable();
         out.intersecting.sort_unstable();
+        // A pre-split triangle fills several leaves (and gets the same answer in each).
+        out.inside.dedup();
+        out.intersecting.dedup();
     }
 }

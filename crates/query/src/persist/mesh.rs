@@ -4,11 +4,11 @@ use std::sync::OnceLock;
 
 use raypick_bvh::wide::{Bvh8, CompactBvh8, WideChild};
 use raypick_primitives::simd::huge_page_vec;
-use raypick_primitives::{Point3, Real};
+use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use super::{finish, payload, start, u32s, LoadError, Reader, SavedKind, Writer};
 use crate::mesh::leaf_tris::LeafTriangles;
-use crate::mesh::{check_positions, with_tree, MeshTree, NodeLayout};
+use crate::mesh::{check_positions, presplit, split_slots, with_tree, MeshTree, NodeLayout};
 use crate::Mesh;
 
 impl Mesh {
@@ -61,10 +61,10 @@ impl Mesh {
         w.u32(with_tree!(&self.wide, t => t.depth()) as u32);
         w.u32(0);
         w.u64(self.vertex_count as u64);
-        w.u64(self.len() as u64);
+        w.u64(self.prims.len() as u64);
         w.u64(with_tree!(&self.wide, t => t.nodes().len()) as u64);
         let (positions, _) = self.vertices_and_triangles();
-        w.out.reserve(12 * positions.len() + 16 * self.len());
+        w.out.reserve(12 * positions.len() + 16 * self.prims.len());
         for p in &positions {
             for c in p.coords.iter() {
                 w.f32(*c);
@@ -165,23 +165,35 @@ impl Mesh {
 
         let mut prims = huge_page_vec(t);
         prims.extend(u32s(prim_bytes));
-        // Every triangle once: a permutation of `0..t`, checked with a bit per triangle.
-        let mut seen = vec![0u64; t.div_ceil(64)];
+        // Every triangle in some slot: the slots hold triangles `0..=max`, each at least
+        // once; a triangle in several slots (pre-split) has the same corners in each.
+        let top = prims.iter().copied().max().map_or(0, |m| m as usize + 1);
+        if top > t {
+            let (slot, p) = prims
+                .iter()
+                .enumerate()
+                .find(|(_, &p)| p as usize >= t)
+                .map_or((0, top), |(s, &p)| (s, p as usize));
+            return Err(at(format!(
+                "leaf slot {slot}: triangle {p} is out of range ({t} leaf slots)"
+            )));
+        }
+        let mut first = vec![u32::MAX; top];
         for (slot, &p) in prims.iter().enumerate() {
-            let (word, bit) = (p as usize / 64, 1u64 << (p % 64));
-            match seen.get_mut(word) {
-                Some(w) if (p as usize) < t && *w & bit == 0 => *w |= bit,
-                Some(_) if (p as usize) < t => {
-                    return Err(at(format!("triangle {p} is in two leaf slots")))
-                }
-                _ => {
-                    return Err(at(format!(
-                        "leaf slot {slot}: triangle {p} is out of range ({t} triangles)"
-                    )))
-                }
+            let f = &mut first[p as usize];
+            if *f == u32::MAX {
+                *f = slot as u32;
+            } else if indices[*f as usize] != indices[slot] {
+                return Err(at(format!(
+                    "triangle {p} has other corners in leaf slot {slot} than in slot {f}"
+                )));
             }
         }
-        drop(seen);
+        if let Some(p) = first.iter().position(|&f| f == u32::MAX) {
+            return Err(at(format!("triangle {p} is in no leaf slot")));
+        }
+        drop(first);
+        let (split, secondary) = split_slots(&prims, top);
 
         let tree_error = |error| LoadError::Tree { mesh, error };
         let wide = if stored == 1 {
@@ -191,11 +203,19 @@ impl Mesh {
         };
 
         let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
-        // Traversal prunes by the leaf boxes: each must hold its triangles.
+        // Traversal prunes by the leaf boxes: each must hold its triangles; for a mesh with
+        // pre-split triangles, the boxes of each triangle's slots its parts.
+        if !secondary.is_empty() {
+            if let Some(p) = unheld_triangle(&wide, &tris, &prims, top) {
+                return Err(at(format!(
+                    "triangle {p}: the leaf boxes of its slots do not hold it"
+                )));
+            }
+        }
         let outside = with_tree!(&wide, tree => {
             tree.nodes().iter().enumerate().find_map(|(ni, node)| {
                 (0..8).find_map(|slot| match node.child(slot) {
-                    WideChild::Leaf(range) => {
+                    WideChild::Leaf(range) if secondary.is_empty() => {
                         let inside = node.child_aabb(slot).contains_aabb(&tris.leaf_box(range));
                         (!inside).then_some((ni, slot))
                     }
@@ -214,8 +234,70 @@ impl Mesh {
             tris,
             indices,
             vertex_count: n,
+            triangle_count: top,
+            split,
+            secondary,
             layout: requested,
             winding: OnceLock::new(),
         })
     }
+}
+
+/// The leaf box of every leaf slot `0..slots` of `tree`.
+fn slot_leaf_boxes(tree: &MeshTree, slots: usize) -> Vec<Aabb> {
+    let mut boxes = vec![Aabb::EMPTY; slots];
+    with_tree!(tree, tree => {
+        for node in tree.nodes() {
+            for slot in 0..8 {
+                if let WideChild::Leaf(range) = node.child(slot) {
+                    let b = node.child_aabb(slot);
+                    for x in boxes.get_mut(range).into_iter().flatten() {
+                        *x = b;
+                    }
+                }
+            }
+        }
+    });
+    boxes
+}
+
+/// The first of triangles `0..count` that the leaf boxes of its slots do not hold: a
+/// triangle in one slot must lie in its leaf box, a pre-split one's parts (as the pre-split
+/// cuts them) each in the leaf box of one of its slots.
+fn unheld_triangle(
+    tree: &MeshTree,
+    tris: &LeafTriangles,
+    prims: &[u32],
+    count: usize,
+) -> Option<usize> {
+    let boxes = slot_leaf_boxes(tree, prims.len());
+    let tri_box = |c: [Point3<Real>; 3]| Triangle::new(c[0], c[1], c[2]).aabb();
+    let scene = tris.iter().fold(Aabb::EMPTY, |u, c| u.union(&tri_box(c)));
+    // The slots grouped by triangle (a counting sort).
+    let mut start = vec![0usize; count + 1];
+    for &p in prims {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..count {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut order = vec![0usize; prims.len()];
+    for (pos, &p) in prims.iter().enumerate() {
+        order[next[p as usize]] = pos;
+        next[p as usize] += 1;
+    }
+    (0..count).find(|&p| {
+        let slots = &order[start[p]..start[p + 1]];
+        let Some(&first) = slots.first() else {
+            return true;
+        };
+        let c = tris.get(first);
+        let b = tri_box(c);
+        let leaves: Vec<Aabb> = slots.iter().map(|&s| boxes[s]).collect();
+        match leaves[..] {
+            [one] => !one.contains_aabb(&b),
+            _ => !presplit::covered(&c, b, &scene, &leaves),
+        }
+    })
 }

@@ -23,10 +23,11 @@
 //! | 28 | 4 | reserved, 0 |
 //!
 //! A mesh payload: requested layout (u32: 0 auto, 1 plain, 2 compact), stored layout (u32: 1
-//! or 2), tree depth (u32), 0 (u32), vertex count `V` (u64), triangle count `T` (u64), node
-//! count `M` (u64); then `V` vertices (3 f32 each), `T` vertex-index triples in leaf order
-//! (3 u32), `T` original triangle indices in leaf order (u32), and `M` nodes in the stored
-//! layout (256 or 128 bytes, see `raypick_bvh::wide::WideBvh::write_nodes`).
+//! or 2), tree depth (u32), 0 (u32), vertex count `V` (u64), leaf slot count `T` (u64: the
+//! triangle count, or more when triangles were pre-split), node count `M` (u64); then `V`
+//! vertices (3 f32 each), `T` vertex-index triples in leaf order (3 u32), `T` original
+//! triangle indices in leaf order (u32), and `M` nodes in the stored layout (256 or 128
+//! bytes, see `raypick_bvh::wide::WideBvh::write_nodes`).
 //!
 //! A scene payload: mesh count, slot count, free-slot count, 0 (u32 each); per mesh its
 //! payload length (u64) and a mesh payload; per slot its generation (u32) and kind (u32: 0
@@ -45,8 +46,10 @@
 //! # Loading untrusted bytes
 //! Every structural invariant is checked before anything is trusted: the header, the
 //! checksum, lengths against the counts, finite vertices, indices in range, the leaf order
-//! a permutation (every triangle once), every node (see
-//! `raypick_bvh::wide::WideBvh::read_nodes`), every leaf box containing its triangles, the
+//! holding every triangle (once, or in several slots with the same corners when it was
+//! pre-split), every node (see `raypick_bvh::wide::WideBvh::read_nodes`), every leaf box
+//! containing its triangles (for a pre-split triangle: its parts, as the pre-split cuts
+//! them, each inside the leaf box of one of its slots), the
 //! transforms, mesh ids and free slots of a scene. A corrupted, truncated or hostile input
 //! gets a [`LoadError`] naming the problem: no panic, no huge allocation (nothing is
 //! allocated beyond what the input's own length holds), no undefined behaviour.

@@ -25,6 +25,39 @@ use crate::mesh::{with_tree, Mesh};
 struct Crossings<'a> {
     k: &'a TriangleRay,
     count: i64,
+    /// The pre-split triangles met so far (each is met once per slot the ray reaches).
+    seen: Seen,
+}
+
+/// A set of triangle indices, inline up to 16.
+struct Seen {
+    inline: [u32; 16],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl Seen {
+    fn new() -> Self {
+        Seen {
+            inline: [0; 16],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    /// Adds `t`; false when it was there already.
+    fn insert(&mut self, t: u32) -> bool {
+        if self.inline[..self.len].contains(&t) || self.spill.contains(&t) {
+            return false;
+        }
+        if self.len < self.inline.len() {
+            self.inline[self.len] = t;
+            self.len += 1;
+        } else {
+            self.spill.push(t);
+        }
+        true
+    }
 }
 
 impl LeafSink for Crossings<'_> {
@@ -37,6 +70,9 @@ impl LeafSink for Crossings<'_> {
     /// surface with their neighbours' (a zero-area triangle can shear to a sliver).
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
+        if mesh.is_split(slot.pos()) && !self.seen.insert(mesh.prims[slot.pos()]) {
+            return ControlFlow::Continue(());
+        }
         if h.zero != 0 && !perturbed_inside(self.k, &mesh.tris.at(slot)) {
             return ControlFlow::Continue(());
         }
@@ -62,7 +98,11 @@ impl Mesh {
             t_min: 0.0,
             cull: Cull::None,
             lanes: LaneHits::default(),
-            sink: Crossings { k: &k, count: 0 },
+            sink: Crossings {
+                k: &k,
+                count: 0,
+                seen: Seen::new(),
+            },
         };
         let how = traversal(&k, false);
         with_tree!(&self.wide, t => t.traverse_ray_visit(how, &k.boxes, 0.0, Real::INFINITY, &mut v));

@@ -162,6 +162,13 @@ impl Mesh {
             return;
         }
         all_k(self, &k, query, out);
+        if self.has_split_triangles() {
+            // A pre-split triangle is hit once per slot the ray reaches, each time with the
+            // same kernel result: keep one before merging crossings.
+            let prims = self.prim_indices();
+            out.sort_unstable_by_key(|h| prims[h.triangle as usize]);
+            out.dedup_by_key(|h| prims[h.triangle as usize]);
+        }
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;

@@ -308,6 +308,8 @@ impl Mesh {
         let mut v = Pairs(Vec::new());
         run(self, pose, other, other_pose, &mut v);
         v.0.sort_unstable();
+        // A pre-split triangle fills several leaves: its pairs are found once per slot.
+        v.0.dedup();
         v.0
     }
 

@@ -74,7 +74,18 @@ fn welded(mesh: &Mesh) -> Vec<[u32; 3]> {
     keys.sort_unstable();
     keys.dedup();
     let id = |p: &Point3<Real>| keys.binary_search(&key(p)).unwrap_or(0) as u32;
-    mesh.tris.iter().map(|t| t.map(|p| id(&p))).collect()
+    let all: Vec<[u32; 3]> = mesh.tris.iter().map(|t| t.map(|p| id(&p))).collect();
+    primary(mesh, &all)
+}
+
+/// `per_slot` (an item per leaf slot) without the slots that repeat a pre-split triangle.
+fn primary<T: Copy>(mesh: &Mesh, per_slot: &[T]) -> Vec<T> {
+    per_slot
+        .iter()
+        .enumerate()
+        .filter(|(pos, _)| !mesh.is_secondary(*pos))
+        .map(|(_, x)| *x)
+        .collect()
 }
 
 /// Corners of `b` in f64.
@@ -118,11 +129,16 @@ impl WindingTree {
 
     fn build_on<L: WideLayout<W>>(mesh: &Mesh, nodes: &[L]) -> Self {
         let mut slots = vec![Expansion::default(); nodes.len() * W];
+        // Each triangle counted once: a pre-split triangle's other slots are skipped, and
+        // as its parts' boxes do not hold it whole, only the corners bound a cluster.
         let tris = |r: Range<usize>| {
-            mesh.tris
-                .leaf(r)
-                .map(|t| [v64(&t[0]), v64(&t[1]), v64(&t[2])])
+            r.clone()
+                .zip(mesh.tris.leaf(r))
+                .filter(|(pos, _)| !mesh.is_secondary(*pos))
+                .map(|(_, t)| [v64(&t[0]), v64(&t[1]), v64(&t[2])])
         };
+        let split = mesh.has_split_triangles();
+        let bound = |far: f64, c: V64, b: &Aabb| if split { far } else { far.min(radius(c, b)) };
         for (n, node) in nodes.iter().enumerate().rev() {
             for s in 0..W {
                 let b = node.child_aabb(s);
@@ -135,7 +151,7 @@ impl WindingTree {
                             .flatten()
                             .map(|v| norm(sub(v, c)))
                             .fold(0.0, f64::max);
-                        Expansion::of_triangles(tris(r), c, far.min(radius(c, &b)))
+                        Expansion::of_triangles(tris(r), c, bound(far, c, &b))
                     }
                     WideChild::Node(child) => {
                         let kids = &slots[child * W..child * W + W];
@@ -158,7 +174,7 @@ impl WindingTree {
                             .iter()
                             .map(|k| norm(sub(k.center, c)) + k.radius)
                             .fold(0.0, f64::max);
-                        let mut e = Expansion::empty(c, far.min(radius(c, &b)));
+                        let mut e = Expansion::empty(c, bound(far, c, &b));
                         for k in kids {
                             e.add_shifted(k);
                         }
@@ -190,7 +206,7 @@ impl WindingTree {
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
         *self
             .closed
-            .get_or_init(|| is_closed(&mesh.indices) || is_closed(&welded(mesh)))
+            .get_or_init(|| is_closed(&primary(mesh, &mesh.indices)) || is_closed(&welded(mesh)))
     }
 
     /// The winding number of `p` (finite) on `mesh`: slots farther than `ratio` times their
@@ -238,7 +254,10 @@ impl WindingTree {
                 match child {
                     WideChild::Node(c) => stack.push(c),
                     WideChild::Leaf(r) => {
-                        for [a, b, c] in mesh.tris.leaf(r) {
+                        for (pos, [a, b, c]) in r.clone().zip(mesh.tris.leaf(r)) {
+                            if mesh.is_secondary(pos) {
+                                continue;
+                            }
                             let (w, on) = solid_angle(q, v64(&a), v64(&b), v64(&c));
                             value += w;
                             on_surface |= on;

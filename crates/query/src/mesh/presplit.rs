@@ -1,0 +1,382 @@
+//! Pre-splitting of badly boxed triangles before the build (early split clipping, after
+//! Karras and Aila 2013). A long thin triangle lying across the axes has a box far larger
+//! than itself, which every ray passing near it enters. Such a triangle is given several
+//! references, each with the box of the part of the triangle in one cell of a power-of-two
+//! grid over the mesh, so that the tree can place the parts apart.
+//!
+//! Every reference keeps the whole triangle (a leaf tests it entirely), and the union of its
+//! references' boxes covers it, so each point of the triangle lies in some reference's box:
+//! a query that reaches the triangle without splitting reaches it with splitting too. A
+//! triangle in several leaf slots is found once per slot; the queries that enumerate
+//! triangles report it once.
+
+use rayon::prelude::*;
+use raypick_primitives::{Aabb, Point3, Real};
+
+/// Boxes up to this many times the least area their triangle's parts could have are left
+/// alone (a right triangle in an axis plane has twice that area, a well-shaped tilted one
+/// about three times).
+const SLACK: f64 = 2.0;
+/// The most boxes one triangle gets.
+const MAX_PIECES: usize = 64;
+/// Triangle counts from which the priorities are computed on rayon.
+const PARALLEL: usize = 1 << 15;
+
+/// Half the surface area of `b` (f32 products: a heuristic's measure).
+#[inline(always)]
+fn half_area(b: &Aabb) -> f64 {
+    let (x, y, z) = (b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z);
+    f64::from(x * y + y * z + z * x)
+}
+
+/// How much the half area of triangle `c`'s box `b` exceeds [`SLACK`] times the sum of the
+/// triangle's areas projected on the three axis planes (the half area its parts' boxes
+/// approach as it is split finer); 0 when it does not, or for a degenerate triangle.
+fn excess(c: &[Point3<Real>; 3], b: &Aabb) -> f64 {
+    let [a, p, q] = c.map(|v| v.cast::<f64>());
+    let n = (p - a).cross(&(q - a));
+    let projected = 0.5 * (n.x.abs() + n.y.abs() + n.z.abs());
+    let e = half_area(b) - SLACK * projected;
+    if projected > 0.0 && e > 0.0 {
+        e
+    } else {
+        0.0
+    }
+}
+
+/// The references to build over: the boxes and, when some triangle was split, the triangle
+/// of each box (`None`: `boxes` unchanged, one per triangle in order). A triangle gets one
+/// more box per `unit` times the mean box half area of the mesh in its excess, up to
+/// [`MAX_PIECES`]; `unit <= 0` (or NaN) splits nothing. Deterministic: the same input gives
+/// the same references whatever the thread count.
+pub(crate) fn presplit(
+    positions: &[Point3<Real>],
+    triangles: &[[u32; 3]],
+    boxes: Vec<Aabb>,
+    unit: f32,
+) -> (Vec<Aabb>, Option<Vec<u32>>) {
+    if unit.is_nan() || unit <= 0.0 || triangles.is_empty() {
+        return (boxes, None);
+    }
+    let corners = |t: &[u32; 3]| t.map(|i| positions[i as usize]);
+    // Sums by fixed chunks, so that the mean does not depend on how rayon splits the work;
+    // and the largest half area, which rules out most meshes at once.
+    let chunk_sum = |c: &[Aabb]| {
+        c.iter()
+            .map(half_area)
+            .fold((0.0, 0.0f64), |(s, m), a| (s + a, m.max(a)))
+    };
+    let sums: Vec<(f64, f64)> = if boxes.len() >= PARALLEL {
+        boxes.par_chunks(PARALLEL).map(chunk_sum).collect()
+    } else {
+        boxes.chunks(PARALLEL).map(chunk_sum).collect()
+    };
+    let step = f64::from(unit) * sums.iter().map(|s| s.0).sum::<f64>() / boxes.len() as f64;
+    if step.is_nan() || step <= 0.0 || step.is_infinite() {
+        return (boxes, None);
+    }
+    if sums.iter().all(|s| s.1 <= step) {
+        return (boxes, None);
+    }
+    // The excess is below the box's half area: most triangles are ruled out by their box.
+    let pieces = |i: usize| {
+        let b = &boxes[i];
+        if half_area(b) <= step {
+            return 1;
+        }
+        let e = excess(&corners(&triangles[i]), b);
+        1 + ((e / step) as usize).min(MAX_PIECES - 1)
+    };
+    let any = if boxes.len() >= PARALLEL {
+        (0..boxes.len()).into_par_iter().any(|i| pieces(i) > 1)
+    } else {
+        (0..boxes.len()).any(|i| pieces(i) > 1)
+    };
+    if !any {
+        return (boxes, None);
+    }
+    let scene = boxes.iter().fold(Aabb::EMPTY, |u, b| u.union(b));
+    let mut out = Vec::with_capacity(boxes.len());
+    let mut refs = Vec::with_capacity(boxes.len());
+    for (i, b) in boxes.iter().enumerate() {
+        let n = pieces(i);
+        if n == 1 {
+            out.push(*b);
+            refs.push(i as u32);
+        } else {
+            split(&corners(&triangles[i]), *b, n, &scene, &mut |piece| {
+                out.push(piece);
+                refs.push(i as u32);
+            });
+        }
+    }
+    (out, Some(refs))
+}
+
+/// Emits up to `pieces` boxes that together cover the part of triangle `c` inside `b`:
+/// `b` is cut at the coarsest grid plane of `scene` across its longest axis, each side's
+/// part gets a share of the pieces by its length, and so on down.
+pub(crate) fn split(
+    c: &[Point3<Real>; 3],
+    b: Aabb,
+    pieces: usize,
+    scene: &Aabb,
+    emit: &mut impl FnMut(Aabb),
+) {
+    if pieces <= 1 {
+        emit(b);
+        return;
+    }
+    match cut(c, &b, scene) {
+        Cut::Two(l, r) => {
+            let (wl, wr) = (f64::from(l.extents().max()), f64::from(r.extents().max()));
+            let share = pieces as f64 * wl / (wl + wr);
+            let nl = if share.is_finite() {
+                (share.round() as usize).clamp(1, pieces - 1)
+            } else {
+                pieces / 2
+            };
+            split(c, l, nl, scene, emit);
+            split(c, r, pieces - nl, scene, emit);
+        }
+        Cut::One(one) => split(c, one, pieces, scene, emit),
+        Cut::None => emit(b),
+    }
+}
+
+/// Whether the boxes `leaves` cover triangle `c` (whose box is `b`) the way [`split`] covers
+/// it: the same cuts, stopping where a part's box lies inside one of `leaves`. Used to check
+/// a loaded mesh, whose leaf boxes must hold the parts of a triangle stored in several
+/// slots. At most `budget` parts are looked at; false beyond.
+pub(crate) fn covered(c: &[Point3<Real>; 3], b: Aabb, scene: &Aabb, leaves: &[Aabb]) -> bool {
+    fn go(
+        c: &[Point3<Real>; 3],
+        b: Aabb,
+        scene: &Aabb,
+        leaves: &[Aabb],
+        budget: &mut usize,
+    ) -> bool {
+        if leaves.iter().any(|l| l.contains_aabb(&b)) {
+            return true;
+        }
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        match cut(c, &b, scene) {
+            Cut::Two(l, r) => go(c, l, scene, leaves, budget) && go(c, r, scene, leaves, budget),
+            Cut::One(one) => go(c, one, scene, leaves, budget),
+            Cut::None => false,
+        }
+    }
+    // A triangle split into n pieces was cut at most n - 1 times (plus single-sided cuts,
+    // each of which tightens a box and is rare); 4 * MAX_PIECES bounds the work.
+    go(c, b, scene, leaves, &mut (4 * MAX_PIECES))
+}
+
+enum Cut {
+    Two(Aabb, Aabb),
+    One(Aabb),
+    None,
+}
+
+/// `b` (holding part of triangle `c`) cut at the coarsest grid plane across its longest
+/// axis: the boxes of the triangle's part on each side.
+fn cut(c: &[Point3<Real>; 3], b: &Aabb, scene: &Aabb) -> Cut {
+    let axis = b.largest_axis();
+    let Some(s) = grid_plane(scene.min[axis], scene.max[axis], b.min[axis], b.max[axis]) else {
+        return Cut::None;
+    };
+    match clip(c, b, axis, s) {
+        (Some(l), Some(r)) => Cut::Two(l, r),
+        (Some(one), None) | (None, Some(one)) => {
+            if one == *b {
+                Cut::None
+            } else {
+                Cut::One(one)
+            }
+        }
+        (None, None) => Cut::None,
+    }
+}
+
+/// The coarsest plane of the power-of-two grid over `[lo, hi]` strictly inside `(a, b)`,
+/// else `(a, b)`'s midpoint when it lies strictly inside.
+fn grid_plane(lo: Real, hi: Real, a: Real, b: Real) -> Option<Real> {
+    let ext = hi - lo;
+    if ext.is_nan() || ext <= 0.0 || b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let mut cell = ext;
+    for _ in 0..24 {
+        cell *= 0.5;
+        let s = lo + (((a - lo) / cell).floor() + 1.0) * cell;
+        if s > a && s < b {
+            return Some(s);
+        }
+    }
+    let s = a + (b - a) * 0.5;
+    (s > a && s < b).then_some(s)
+}
+
+/// The boxes of triangle `c`'s points on each side of the plane `x[axis] = s` (the plane's
+/// own points on both), each cut to `b`; `None` for a side with none of them in `b`. The
+/// points where edges cross the plane are computed in f64 and their box widened by one f32
+/// step, so the boxes hold the exact parts.
+fn clip(c: &[Point3<Real>; 3], b: &Aabb, axis: usize, s: Real) -> (Option<Aabb>, Option<Aabb>) {
+    let mut left = Aabb::EMPTY;
+    let mut right = Aabb::EMPTY;
+    for v in c {
+        if v[axis] <= s {
+            left = left.grow(v);
+        }
+        if v[axis] >= s {
+            right = right.grow(v);
+        }
+    }
+    for i in 0..3 {
+        let (p, q) = (c[i], c[(i + 1) % 3]);
+        if (p[axis] < s && q[axis] > s) || (p[axis] > s && q[axis] < s) {
+            let (pd, qd) = (p.cast::<f64>(), q.cast::<f64>());
+            let f = (f64::from(s) - pd[axis]) / (qd[axis] - pd[axis]);
+            let x = pd + (qd - pd) * f;
+            let mut lo = Point3::new(x.x as Real, x.y as Real, x.z as Real);
+            let mut hi = lo;
+            for k in 0..3 {
+                if k == axis {
+                    (lo[k], hi[k]) = (s, s);
+                } else {
+                    (lo[k], hi[k]) = (lo[k].next_down(), hi[k].next_up());
+                }
+            }
+            let crossing = Aabb::new(lo, hi);
+            left = left.union(&crossing);
+            right = right.union(&crossing);
+        }
+    }
+    let within = |x: Aabb| {
+        let m = Aabb::new(
+            Point3::new(
+                x.min.x.max(b.min.x),
+                x.min.y.max(b.min.y),
+                x.min.z.max(b.min.z),
+            ),
+            Point3::new(
+                x.max.x.min(b.max.x),
+                x.max.y.min(b.max.y),
+                x.max.z.min(b.max.z),
+            ),
+        );
+        (m.min.x <= m.max.x && m.min.y <= m.max.y && m.min.z <= m.max.z).then_some(m)
+    };
+    (within(left), within(right))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use raypick_primitives::Triangle;
+
+    fn pt(x: f32, y: f32, z: f32) -> Point3<Real> {
+        Point3::new(x, y, z)
+    }
+
+    /// Pieces of slivers cover every sampled point of their triangle (barycentric grid,
+    /// corners and edges included), stay inside the triangle's box, and number at most what
+    /// was asked.
+    #[test]
+    fn pieces_cover_the_triangle() {
+        let scene = Aabb::new(pt(-3.0, -2.0, -1.0), pt(5.0, 7.0, 3.0));
+        let slivers = [
+            [
+                pt(-2.9, -1.9, -0.9),
+                pt(4.9, 6.9, 2.9),
+                pt(-2.8, -1.9, -0.9),
+            ],
+            [pt(0.1, 0.3, 0.0), pt(4.0, 6.5, 0.0), pt(0.12, 0.31, 0.0)],
+            [pt(1.0, 1.0, 1.0), pt(1.0, 6.0, 2.5), pt(1.0, 1.0, 1.01)],
+            [pt(-1.0, 0.0, 0.0), pt(3.0, 0.1, 0.0), pt(-1.0, 0.0, 0.0)],
+        ];
+        for c in &slivers {
+            let b = Triangle::new(c[0], c[1], c[2]).aabb();
+            for n in [2, 3, 7, 64] {
+                let mut pieces = Vec::new();
+                split(c, b, n, &scene, &mut |p| pieces.push(p));
+                assert!(
+                    !pieces.is_empty() && pieces.len() <= n,
+                    "{} pieces",
+                    pieces.len()
+                );
+                assert!(pieces.iter().all(|p| b.contains_aabb(p)));
+                let k = 64;
+                for i in 0..=k {
+                    for j in 0..=k - i {
+                        let (u, v) = (i as f64 / k as f64, j as f64 / k as f64);
+                        let [a, p, q] = c.map(|x| x.cast::<f64>());
+                        let x = a + (p - a) * u + (q - a) * v;
+                        let x = pt(x.x as f32, x.y as f32, x.z as f32);
+                        // The rounded sample may leave the exact triangle by an ulp: test it
+                        // against the pieces grown by a few ulps.
+                        let near = |p: &Aabb| {
+                            (0..3).all(|k| {
+                                let pad = 4.0 * f32::EPSILON * x[k].abs().max(1.0);
+                                p.min[k] - pad <= x[k] && x[k] <= p.max[k] + pad
+                            })
+                        };
+                        assert!(pieces.iter().any(near), "{x:?} not covered, n {n}");
+                    }
+                }
+                assert!(
+                    covered(c, b, &scene, &pieces),
+                    "the pieces pass the load check"
+                );
+                if pieces.len() > 1 {
+                    assert!(
+                        !covered(c, b, &scene, &pieces[1..]),
+                        "one piece missing fails the load check"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A sliver across the axes is split, well-shaped and axis-aligned triangles are not,
+    /// and the references map back to their triangles in order.
+    #[test]
+    fn only_slivers_split() {
+        let positions = vec![
+            pt(0.0, 0.0, 0.0),
+            pt(1.0, 0.0, 0.0),
+            pt(0.0, 1.0, 0.0),
+            pt(1.0, 1.0, 1.0),
+            pt(0.5, 0.0, 1.0),
+            pt(40.0, 30.0, 20.0),
+            pt(0.01, 0.0, 0.0),
+        ];
+        let mut triangles = vec![[0, 1, 2], [0, 1, 3], [1, 2, 4]];
+        triangles.push([0, 5, 6]);
+        let boxes: Vec<Aabb> = triangles
+            .iter()
+            .map(|t| {
+                Triangle::new(
+                    positions[t[0] as usize],
+                    positions[t[1] as usize],
+                    positions[t[2] as usize],
+                )
+                .aabb()
+            })
+            .collect();
+        let (none, refs) = presplit(&positions, &triangles, boxes.clone(), 0.0);
+        assert!(refs.is_none() && none == boxes);
+        let (split_boxes, refs) = presplit(&positions, &triangles, boxes.clone(), 1.0);
+        let refs = refs.expect("the sliver is split");
+        assert_eq!(split_boxes.len(), refs.len());
+        assert_eq!(
+            &refs[..3],
+            &[0, 1, 2],
+            "the others keep one box each, in order"
+        );
+        assert_eq!(&split_boxes[..3], &boxes[..3]);
+        assert!(refs[3..].iter().all(|&r| r == 3) && refs.len() > 4);
+    }
+}
