@@ -1,5 +1,7 @@
 //! `Mesh` ray queries against a brute force over the same triangles with the scalar
-//! watertight kernel (`raypick_primitives::ray_triangle`), on both node layouts:
+//! watertight kernel (`raypick_primitives::ray_triangle`), on both node layouts and on a
+//! mesh whose slivers are pre-split into several leaf slots (`BuildConfig::presplit` set
+//! low, so that most inputs split some triangle):
 //! - `Mesh::new` returns the error the input calls for, or a mesh;
 //! - `closest_hit`: the lowest `t`, ties to the lowest triangle index, `t`, `u`, `v` bit for bit;
 //! - `any_hit`: true exactly when the brute force hits;
@@ -13,6 +15,7 @@
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
+use raypick_bvh::BuildConfig;
 use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Real, Triangle, Vector3, WatertightRay};
 use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, MeshError, RayQuery};
@@ -463,6 +466,13 @@ fuzz_target!(|data: &[u8]| {
     if compact.set_node_layout(NodeLayout::Compact).is_ok() {
         meshes.push(("compact layout", &compact));
     }
+    let config = BuildConfig {
+        presplit: 0.25,
+        ..BuildConfig::default()
+    };
+    let split = Mesh::with_config(case.positions.clone(), case.triangles.clone(), &config)
+        .expect("the input Mesh::new took");
+    meshes.push(("pre-split", &split));
     let rays = bytes.u8() % (MAX_RAYS + 1);
     for _ in 0..rays {
         let r = ray(&mut bytes, &case);

@@ -97,6 +97,9 @@ pub struct Mesh {
     /// empty when every triangle fills one slot. The solid queries sum each triangle once
     /// by it.
     pub(crate) secondary: Vec<u64>,
+    /// The piece of its triangle each slot of [`Mesh::split`] holds, by slot: a refit
+    /// boxes that piece of the moved triangle rather than all of it.
+    pub(crate) pieces: Vec<presplit::SlotPiece>,
     /// The layout asked for: under [`NodeLayout::Auto`] a compact tree turns plain at the
     /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
     /// the fast one).
@@ -153,9 +156,14 @@ impl Mesh {
         // meshes put both on huge pages.
         let mut prims = huge_page_vec(bvh.len());
         match &refs {
-            Some(r) => prims.extend(bvh.prim_indices().iter().map(|&i| r[i as usize])),
+            Some(r) => prims.extend(bvh.prim_indices().iter().map(|&i| r.triangle[i as usize])),
             None => prims.extend_from_slice(bvh.prim_indices()),
         }
+        let (split, secondary) = split_slots(&prims, triangles.len());
+        let pieces = match &refs {
+            Some(r) => slot_pieces(&split, &prims, bvh.prim_indices(), r, triangles.len()),
+            None => Vec::new(),
+        };
         drop(bvh);
         let reindex = |&p: &u32| triangles[p as usize];
         let indices: Vec<[u32; 3]> = if parallel {
@@ -171,7 +179,6 @@ impl Mesh {
         );
         let wide = wide?;
         let n = positions.len();
-        let (split, secondary) = split_slots(&prims, triangles.len());
         Ok(Mesh {
             wide,
             prims,
@@ -181,6 +188,7 @@ impl Mesh {
             triangle_count: triangles.len(),
             split,
             secondary,
+            pieces,
             layout: NodeLayout::Auto,
             winding: std::sync::OnceLock::new(),
         })
@@ -196,9 +204,9 @@ impl Mesh {
     /// leaf box of the 8-wide tree is recomputed from its triangles and the interior boxes
     /// bottom-up. O(triangles + nodes). Tree quality degrades when vertices move far;
     /// rebuild the mesh then. A pre-split triangle ([`BuildConfig::presplit`]) keeps its
-    /// slots, each now boxing the whole triangle: the answers stay exact, but the split's
-    /// gain turns into a loss, so a mesh that will move is best built without splitting
-    /// (`presplit: 0.0`, as in [`BuildConfig::fast`]).
+    /// slots, each boxing its piece of the moved triangle, cut again on the grid over the
+    /// moved mesh (on a mesh with such triangles, that cut runs per slot and allocates
+    /// nothing).
     ///
     /// A tree [`NodeLayout::Auto`] made compact turns plain at the first update (its nodes
     /// are allocated once, then refit in place): a moving mesh wants the fast refit. A tree
@@ -214,18 +222,19 @@ impl Mesh {
         check_positions(positions)?;
         self.winding = std::sync::OnceLock::new();
         self.tris.fill(&self.indices, positions);
-        let tris = &self.tris;
+        let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
         if let (NodeLayout::Auto, MeshTree::Compact(c)) = (self.layout, &self.wide) {
             // A moving mesh: plain nodes, whose update is faster than re-quantizing
             // (measured 20-24 against 27-31 ms on 1M triangles, one thread).
             let mut plain = Bvh8::from_compact(c);
-            plain.refit_by_leaf(|r| tris.leaf_box(r))?;
+            plain.refit_by_leaf(|r| boxes.leaf(r))?;
             self.wide = MeshTree::Plain(plain);
             return Ok(());
         }
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
-        self.wide.refit_by_leaf(|r| tris.leaf_box(r))?;
+        let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
+        self.wide.refit_by_leaf(|r| boxes.leaf(r))?;
         Ok(())
     }
 
@@ -354,8 +363,8 @@ impl Mesh {
             MeshTree::Plain(t) => t.clone(),
             MeshTree::Compact(t) => {
                 let mut plain = Bvh8::from_compact(t);
-                let tris = &self.tris;
-                plain.refit_by_leaf(|r| tris.leaf_box(r))?;
+                let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
+                plain.refit_by_leaf(|r| boxes.leaf(r))?;
                 plain
             }
         };
@@ -378,6 +387,7 @@ impl Mesh {
             + self.indices.capacity() * size_of::<[u32; 3]>()
             + self.prims.capacity() * size_of::<u32>()
             + (self.split.capacity() + self.secondary.capacity()) * size_of::<u64>()
+            + self.pieces.capacity() * size_of::<presplit::SlotPiece>()
             + self.wide.memory_bytes()
     }
 
@@ -417,6 +427,80 @@ pub(crate) fn split_slots(prims: &[u32], triangle_count: usize) -> (Vec<u64>, Ve
         }
     }
     (split, secondary)
+}
+
+/// The [`Mesh::pieces`] of a freshly built mesh: for each slot marked in `split`, the piece
+/// of the reference it holds (`refs_of_slots`: the builder's leaf order over the references)
+/// and how many slots its triangle fills.
+fn slot_pieces(
+    split: &[u64],
+    prims: &[u32],
+    refs_of_slots: &[u32],
+    refs: &presplit::Refs,
+    triangle_count: usize,
+) -> Vec<presplit::SlotPiece> {
+    let mut count = vec![0u8; triangle_count];
+    for &t in &refs.triangle {
+        let c = &mut count[t as usize];
+        *c = c.saturating_add(1);
+    }
+    (0..prims.len())
+        .filter(|&pos| bit(split, pos))
+        .map(|pos| presplit::SlotPiece {
+            slot: pos as u32,
+            piece: refs.piece[refs_of_slots[pos] as usize],
+            count: count[prims[pos] as usize],
+        })
+        .collect()
+}
+
+/// The boxes a refit gives the leaves: their triangles' boxes, but for the slots of a
+/// pre-split triangle the box of their piece of it, cut on the grid over the moved mesh.
+pub(crate) struct SlotBoxes<'a> {
+    tris: &'a LeafTriangles,
+    split: &'a [u64],
+    pieces: &'a [presplit::SlotPiece],
+    scene: Aabb,
+}
+
+impl<'a> SlotBoxes<'a> {
+    pub(crate) fn new(
+        tris: &'a LeafTriangles,
+        split: &'a [u64],
+        pieces: &'a [presplit::SlotPiece],
+    ) -> Self {
+        let tri_box = |c: [Point3<Real>; 3]| Triangle::new(c[0], c[1], c[2]).aabb();
+        let scene = if pieces.is_empty() {
+            Aabb::EMPTY
+        } else {
+            tris.iter().fold(Aabb::EMPTY, |u, c| u.union(&tri_box(c)))
+        };
+        SlotBoxes {
+            tris,
+            split,
+            pieces,
+            scene,
+        }
+    }
+
+    /// The box of leaf slots `r`.
+    pub(crate) fn leaf(&self, r: std::ops::Range<usize>) -> Aabb {
+        if self.pieces.is_empty() || !r.clone().any(|pos| bit(self.split, pos)) {
+            return self.tris.leaf_box(r);
+        }
+        r.map(|pos| {
+            let c = self.tris.get(pos);
+            let piece = bit(self.split, pos)
+                .then(|| self.pieces.binary_search_by_key(&(pos as u32), |p| p.slot))
+                .and_then(Result::ok)
+                .map(|i| self.pieces[i]);
+            match piece {
+                Some(p) => presplit::piece_box(&c, p.piece, p.count, &self.scene),
+                None => Triangle::new(c[0], c[1], c[2]).aabb(),
+            }
+        })
+        .fold(Aabb::EMPTY, |u, b| u.union(&b))
+    }
 }
 
 /// Bit `i` of `bits` (false beyond its end).

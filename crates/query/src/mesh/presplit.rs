@@ -18,7 +18,7 @@ use raypick_primitives::{Aabb, Point3, Real};
 /// about three times).
 const SLACK: f64 = 2.0;
 /// The most boxes one triangle gets.
-const MAX_PIECES: usize = 64;
+pub(crate) const MAX_PIECES: usize = 64;
 /// Triangle counts from which the priorities are computed on rayon.
 const PARALLEL: usize = 1 << 15;
 
@@ -45,7 +45,8 @@ fn excess(c: &[Point3<Real>; 3], b: &Aabb) -> f64 {
 }
 
 /// The references to build over: the boxes and, when some triangle was split, the triangle
-/// of each box (`None`: `boxes` unchanged, one per triangle in order). A triangle gets one
+/// of each box and which of its pieces it is (`None`: `boxes` unchanged, one per triangle in
+/// order). A triangle gets one
 /// more box per `unit` times the mean box half area of the mesh in its excess, up to
 /// [`MAX_PIECES`]; `unit <= 0` (or NaN) splits nothing. Deterministic: the same input gives
 /// the same references whatever the thread count.
@@ -54,7 +55,7 @@ pub(crate) fn presplit(
     triangles: &[[u32; 3]],
     boxes: Vec<Aabb>,
     unit: f32,
-) -> (Vec<Aabb>, Option<Vec<u32>>) {
+) -> (Vec<Aabb>, Option<Refs>) {
     if unit.is_nan() || unit <= 0.0 || triangles.is_empty() {
         return (boxes, None);
     }
@@ -97,20 +98,58 @@ pub(crate) fn presplit(
     }
     let scene = boxes.iter().fold(Aabb::EMPTY, |u, b| u.union(b));
     let mut out = Vec::with_capacity(boxes.len());
-    let mut refs = Vec::with_capacity(boxes.len());
+    let mut refs = Refs {
+        triangle: Vec::with_capacity(boxes.len()),
+        piece: Vec::with_capacity(boxes.len()),
+    };
     for (i, b) in boxes.iter().enumerate() {
         let n = pieces(i);
         if n == 1 {
             out.push(*b);
-            refs.push(i as u32);
+            refs.triangle.push(i as u32);
+            refs.piece.push(0);
         } else {
+            let mut k = 0u8;
             split(&corners(&triangles[i]), *b, n, &scene, &mut |piece| {
                 out.push(piece);
-                refs.push(i as u32);
+                refs.triangle.push(i as u32);
+                refs.piece.push(k);
+                k += 1;
             });
         }
     }
     (out, Some(refs))
+}
+
+/// What [`presplit`] made of each reference: its triangle and its piece's number among the
+/// triangle's (0 for a triangle left whole).
+pub(crate) struct Refs {
+    pub(crate) triangle: Vec<u32>,
+    pub(crate) piece: Vec<u8>,
+}
+
+/// Which part of a pre-split triangle a leaf slot holds: piece `piece` of the `count` that
+/// [`split`] cuts it into ([`u8::MAX`]: unknown, the slot boxes the whole triangle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotPiece {
+    pub(crate) slot: u32,
+    pub(crate) piece: u8,
+    pub(crate) count: u8,
+}
+
+/// The box of piece `piece` of the `count` that [`split`] cuts triangle `c` into, the grid
+/// being over `scene`; the triangle's whole box when the cut makes fewer pieces or `piece` is
+/// unknown. A triangle's slots thus box all of it together, whatever its corners now are.
+pub(crate) fn piece_box(c: &[Point3<Real>; 3], piece: u8, count: u8, scene: &Aabb) -> Aabb {
+    let whole = Aabb::from_point(c[0]).grow(&c[1]).grow(&c[2]);
+    let (mut k, mut found) = (0u8, None);
+    split(c, whole, usize::from(count), scene, &mut |b| {
+        if k == piece {
+            found = Some(b);
+        }
+        k = k.saturating_add(1);
+    });
+    found.unwrap_or(whole)
 }
 
 /// Emits up to `pieces` boxes that together cover the part of triangle `c` inside `b`:
@@ -370,6 +409,16 @@ mod tests {
         assert!(refs.is_none() && none == boxes);
         let (split_boxes, refs) = presplit(&positions, &triangles, boxes.clone(), 1.0);
         let refs = refs.expect("the sliver is split");
+        let pieces: Vec<u8> = refs.piece[3..].to_vec();
+        assert_eq!(pieces, (0..pieces.len() as u8).collect::<Vec<_>>());
+        let scene = boxes.iter().fold(Aabb::EMPTY, |u, b| u.union(b));
+        let c = [positions[0], positions[5], positions[6]];
+        for (k, b) in split_boxes[3..].iter().enumerate() {
+            assert_eq!(piece_box(&c, k as u8, pieces.len() as u8, &scene), *b);
+        }
+        let whole = Triangle::new(c[0], c[1], c[2]).aabb();
+        assert_eq!(piece_box(&c, u8::MAX, pieces.len() as u8, &scene), whole);
+        let refs = refs.triangle;
         assert_eq!(split_boxes.len(), refs.len());
         assert_eq!(
             &refs[..3],

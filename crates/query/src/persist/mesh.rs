@@ -205,13 +205,12 @@ impl Mesh {
         let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
         // Traversal prunes by the leaf boxes: each must hold its triangles; for a mesh with
         // pre-split triangles, the boxes of each triangle's slots its parts.
-        if !secondary.is_empty() {
-            if let Some(p) = unheld_triangle(&wide, &tris, &prims, top) {
-                return Err(at(format!(
-                    "triangle {p}: the leaf boxes of its slots do not hold it"
-                )));
-            }
-        }
+        let pieces = if secondary.is_empty() {
+            Vec::new()
+        } else {
+            split_pieces(&wide, &tris, &prims, top)
+                .map_err(|(p, why)| at(format!("triangle {p}: {why}")))?
+        };
         let outside = with_tree!(&wide, tree => {
             tree.nodes().iter().enumerate().find_map(|(ni, node)| {
                 (0..8).find_map(|slot| match node.child(slot) {
@@ -237,6 +236,7 @@ impl Mesh {
             triangle_count: top,
             split,
             secondary,
+            pieces,
             layout: requested,
             winding: OnceLock::new(),
         })
@@ -261,19 +261,21 @@ fn slot_leaf_boxes(tree: &MeshTree, slots: usize) -> Vec<Aabb> {
     boxes
 }
 
-/// The first of triangles `0..count` that the leaf boxes of its slots do not hold: a
-/// triangle in one slot must lie in its leaf box, a pre-split one's parts (as the pre-split
-/// cuts them) each in the leaf box of one of its slots.
-fn unheld_triangle(
+/// The part of its triangle each slot of a pre-split triangle holds ([`Mesh::pieces`]), after
+/// checking that the leaf boxes hold every triangle: a triangle in one slot must lie in its
+/// leaf box, a pre-split one's parts (as the pre-split cuts them) each in the leaf box of one
+/// of its slots, and no triangle fills more slots than the pre-split makes. The error names
+/// the first triangle that fails.
+fn split_pieces(
     tree: &MeshTree,
     tris: &LeafTriangles,
     prims: &[u32],
     count: usize,
-) -> Option<usize> {
+) -> Result<Vec<presplit::SlotPiece>, (usize, &'static str)> {
     let boxes = slot_leaf_boxes(tree, prims.len());
     let tri_box = |c: [Point3<Real>; 3]| Triangle::new(c[0], c[1], c[2]).aabb();
     let scene = tris.iter().fold(Aabb::EMPTY, |u, c| u.union(&tri_box(c)));
-    // The slots grouped by triangle (a counting sort).
+    // The slots grouped by triangle (a counting sort), each group in leaf order.
     let mut start = vec![0usize; count + 1];
     for &p in prims {
         start[p as usize + 1] += 1;
@@ -287,17 +289,45 @@ fn unheld_triangle(
         order[next[p as usize]] = pos;
         next[p as usize] += 1;
     }
-    (0..count).find(|&p| {
+    let mut pieces = Vec::new();
+    for p in 0..count {
         let slots = &order[start[p]..start[p + 1]];
         let Some(&first) = slots.first() else {
-            return true;
+            return Err((p, "in no leaf slot"));
         };
         let c = tris.get(first);
         let b = tri_box(c);
-        let leaves: Vec<Aabb> = slots.iter().map(|&s| boxes[s]).collect();
-        match leaves[..] {
-            [one] => !one.contains_aabb(&b),
-            _ => !presplit::covered(&c, b, &scene, &leaves),
+        if let [one] = slots {
+            if !boxes[*one].contains_aabb(&b) {
+                return Err((p, "its leaf box does not contain it"));
+            }
+            continue;
         }
-    })
+        if slots.len() > presplit::MAX_PIECES {
+            return Err((p, "it fills more leaf slots than a pre-split makes"));
+        }
+        let leaves: Vec<Aabb> = slots.iter().map(|&s| boxes[s]).collect();
+        if !presplit::covered(&c, b, &scene, &leaves) {
+            return Err((p, "the leaf boxes of its slots do not hold it"));
+        }
+        // Each slot takes the first piece its leaf box holds that no slot before took.
+        let m = slots.len() as u8;
+        let mut cut = Vec::with_capacity(slots.len());
+        presplit::split(&c, b, slots.len(), &scene, &mut |x| cut.push(Some(x)));
+        for &s in slots {
+            let k = cut
+                .iter_mut()
+                .position(|x| x.is_some_and(|x| boxes[s].contains_aabb(&x)));
+            if let Some(k) = k {
+                cut[k] = None;
+            }
+            pieces.push(presplit::SlotPiece {
+                slot: s as u32,
+                piece: k.map_or(u8::MAX, |k| k as u8),
+                count: m,
+            });
+        }
+    }
+    pieces.sort_unstable_by_key(|x| x.slot);
+    Ok(pieces)
 }
