@@ -161,7 +161,7 @@ impl Mesh {
         }
         let (split, secondary) = split_slots(&prims, triangles.len());
         let pieces = match &refs {
-            Some(r) => slot_pieces(&split, &prims, bvh.prim_indices(), r, triangles.len()),
+            Some(r) => slot_pieces(&split, bvh.prim_indices(), r),
             None => Vec::new(),
         };
         drop(bvh);
@@ -430,26 +430,21 @@ pub(crate) fn split_slots(prims: &[u32], triangle_count: usize) -> (Vec<u64>, Ve
 }
 
 /// The [`Mesh::pieces`] of a freshly built mesh: for each slot marked in `split`, the piece
-/// of the reference it holds (`refs_of_slots`: the builder's leaf order over the references)
-/// and how many slots its triangle fills.
+/// of the reference it holds (`refs_of_slots`: the builder's leaf order over the references).
 fn slot_pieces(
     split: &[u64],
-    prims: &[u32],
     refs_of_slots: &[u32],
     refs: &presplit::Refs,
-    triangle_count: usize,
 ) -> Vec<presplit::SlotPiece> {
-    let mut count = vec![0u8; triangle_count];
-    for &t in &refs.triangle {
-        let c = &mut count[t as usize];
-        *c = c.saturating_add(1);
-    }
-    (0..prims.len())
+    (0..refs_of_slots.len())
         .filter(|&pos| bit(split, pos))
-        .map(|pos| presplit::SlotPiece {
-            slot: pos as u32,
-            piece: refs.piece[refs_of_slots[pos] as usize],
-            count: count[prims[pos] as usize],
+        .map(|pos| {
+            let r = refs_of_slots[pos] as usize;
+            presplit::SlotPiece {
+                slot: pos as u32,
+                piece: refs.piece[r],
+                count: refs.count[r],
+            }
         })
         .collect()
 }

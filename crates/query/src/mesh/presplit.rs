@@ -101,89 +101,154 @@ pub(crate) fn presplit(
     let mut refs = Refs {
         triangle: Vec::with_capacity(boxes.len()),
         piece: Vec::with_capacity(boxes.len()),
+        count: Vec::with_capacity(boxes.len()),
     };
     for (i, b) in boxes.iter().enumerate() {
         let n = pieces(i);
         if n == 1 {
             out.push(*b);
             refs.triangle.push(i as u32);
-            refs.piece.push(0);
+            refs.piece.push(Piece::WHOLE);
+            refs.count.push(1);
         } else {
-            let mut k = 0u8;
-            split(&corners(&triangles[i]), *b, n, &scene, &mut |piece| {
-                out.push(piece);
-                refs.triangle.push(i as u32);
-                refs.piece.push(k);
-                k += 1;
-            });
+            split_ranges(
+                &corners(&triangles[i]),
+                *b,
+                n,
+                &scene,
+                &mut |piece, range| {
+                    out.push(piece);
+                    refs.triangle.push(i as u32);
+                    refs.piece.push(range);
+                    refs.count.push(n as u8);
+                },
+            );
         }
     }
     (out, Some(refs))
 }
 
-/// What [`presplit`] made of each reference: its triangle and its piece's number among the
-/// triangle's (0 for a triangle left whole).
+/// What [`presplit`] made of each reference: its triangle, and its piece of the triangle as
+/// the range of the triangle's pieces it stands for, out of `count`.
 pub(crate) struct Refs {
     pub(crate) triangle: Vec<u32>,
-    pub(crate) piece: Vec<u8>,
+    pub(crate) piece: Vec<Piece>,
+    pub(crate) count: Vec<u8>,
 }
 
-/// Which part of a pre-split triangle a leaf slot holds: piece `piece` of the `count` that
-/// [`split`] cuts it into ([`u8::MAX`]: unknown, the slot boxes the whole triangle).
+/// A part of a triangle cut into `count` pieces by [`split_ranges`]: pieces `start..start + span`,
+/// which a box made at one step of the cut holds together (one piece, unless the cut could
+/// not go on there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) start: u8,
+    pub(crate) span: u8,
+}
+
+impl Piece {
+    /// All pieces: the whole triangle (a span past any count).
+    pub(crate) const WHOLE: Piece = Piece {
+        start: 0,
+        span: u8::MAX,
+    };
+}
+
+/// Which part of a pre-split triangle a leaf slot holds: `piece` of the `count` pieces that
+/// [`split_ranges`] cuts it into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SlotPiece {
     pub(crate) slot: u32,
-    pub(crate) piece: u8,
+    pub(crate) piece: Piece,
     pub(crate) count: u8,
 }
 
-/// The box of piece `piece` of the `count` that [`split`] cuts triangle `c` into, the grid
-/// being over `scene`; the triangle's whole box when the cut makes fewer pieces or `piece` is
-/// unknown. A triangle's slots thus box all of it together, whatever its corners now are.
-pub(crate) fn piece_box(c: &[Point3<Real>; 3], piece: u8, count: u8, scene: &Aabb) -> Aabb {
-    let whole = Aabb::from_point(c[0]).grow(&c[1]).grow(&c[2]);
-    let (mut k, mut found) = (0u8, None);
-    split(c, whole, usize::from(count), scene, &mut |b| {
-        if k == piece {
-            found = Some(b);
+/// The box of `piece` of the `count` pieces that [`split_ranges`] cuts triangle `c` into, the grid
+/// being over `scene`: the cut is followed down while one side's range of pieces holds all
+/// of `piece`, and that step's box is the answer (the whole triangle's box when `piece`
+/// spans everything). O(depth of the cut).
+///
+/// Whatever the corners are now, the boxes of pieces whose ranges together make
+/// `0..count` cover the triangle: every step of the cut that a range stops at holds the
+/// parts of all the steps below it.
+pub(crate) fn piece_box(c: &[Point3<Real>; 3], piece: Piece, count: u8, scene: &Aabb) -> Aabb {
+    let mut b = Aabb::from_point(c[0]).grow(&c[1]).grow(&c[2]);
+    let (want, end) = (
+        usize::from(piece.start),
+        usize::from(piece.start) + usize::from(piece.span),
+    );
+    let (mut start, mut n) = (0usize, usize::from(count));
+    while n > 1 {
+        match cut(c, &b, scene) {
+            Cut::Two(l, r) => {
+                let nl = left_share(&l, &r, n);
+                if end <= start + nl {
+                    (b, n) = (l, nl);
+                } else if want >= start + nl {
+                    (b, start, n) = (r, start + nl, n - nl);
+                } else {
+                    break;
+                }
+            }
+            Cut::One(one) => b = one,
+            Cut::None => break,
         }
-        k = k.saturating_add(1);
-    });
-    found.unwrap_or(whole)
+    }
+    b
 }
 
-/// Emits up to `pieces` boxes that together cover the part of triangle `c` inside `b`:
-/// `b` is cut at the coarsest grid plane of `scene` across its longest axis, each side's
-/// part gets a share of the pieces by its length, and so on down.
-pub(crate) fn split(
+/// How many of `pieces` the left part `l` gets beside `r`: a share by their lengths, at
+/// least one each.
+fn left_share(l: &Aabb, r: &Aabb, pieces: usize) -> usize {
+    let (wl, wr) = (f64::from(l.extents().max()), f64::from(r.extents().max()));
+    let share = pieces as f64 * wl / (wl + wr);
+    if share.is_finite() {
+        (share.round() as usize).clamp(1, pieces - 1)
+    } else {
+        pieces / 2
+    }
+}
+
+/// Emits up to `pieces` boxes that together cover the part of triangle `c` inside `b`, each
+/// with the range of pieces it stands for: `b` is cut at the coarsest grid plane of `scene`
+/// across its longest axis, each side's part gets a share of the pieces by its length, and
+/// so on down to one piece, or to a part the cut cannot divide.
+pub(crate) fn split_ranges(
     c: &[Point3<Real>; 3],
     b: Aabb,
     pieces: usize,
     scene: &Aabb,
-    emit: &mut impl FnMut(Aabb),
+    emit: &mut impl FnMut(Aabb, Piece),
 ) {
-    if pieces <= 1 {
-        emit(b);
-        return;
-    }
-    match cut(c, &b, scene) {
-        Cut::Two(l, r) => {
-            let (wl, wr) = (f64::from(l.extents().max()), f64::from(r.extents().max()));
-            let share = pieces as f64 * wl / (wl + wr);
-            let nl = if share.is_finite() {
-                (share.round() as usize).clamp(1, pieces - 1)
-            } else {
-                pieces / 2
-            };
-            split(c, l, nl, scene, emit);
-            split(c, r, pieces - nl, scene, emit);
+    fn go(
+        c: &[Point3<Real>; 3],
+        b: Aabb,
+        start: usize,
+        pieces: usize,
+        scene: &Aabb,
+        emit: &mut impl FnMut(Aabb, Piece),
+    ) {
+        let range = Piece {
+            start: start as u8,
+            span: pieces as u8,
+        };
+        if pieces <= 1 {
+            emit(b, range);
+            return;
         }
-        Cut::One(one) => split(c, one, pieces, scene, emit),
-        Cut::None => emit(b),
+        match cut(c, &b, scene) {
+            Cut::Two(l, r) => {
+                let nl = left_share(&l, &r, pieces);
+                go(c, l, start, nl, scene, emit);
+                go(c, r, start + nl, pieces - nl, scene, emit);
+            }
+            Cut::One(one) => go(c, one, start, pieces, scene, emit),
+            Cut::None => emit(b, range),
+        }
     }
+    go(c, b, 0, pieces.min(MAX_PIECES), scene, emit);
 }
 
-/// Whether the boxes `leaves` cover triangle `c` (whose box is `b`) the way [`split`] covers
+/// Whether the boxes `leaves` cover triangle `c` (whose box is `b`) the way [`split_ranges`] covers
 /// it: the same cuts, stopping where a part's box lies inside one of `leaves`. Used to check
 /// a loaded mesh, whose leaf boxes must hold the parts of a triangle stored in several
 /// slots. At most `budget` parts are looked at; false beyond.
@@ -340,7 +405,7 @@ mod tests {
             let b = Triangle::new(c[0], c[1], c[2]).aabb();
             for n in [2, 3, 7, 64] {
                 let mut pieces = Vec::new();
-                split(c, b, n, &scene, &mut |p| pieces.push(p));
+                split_ranges(c, b, n, &scene, &mut |p, _| pieces.push(p));
                 assert!(
                     !pieces.is_empty() && pieces.len() <= n,
                     "{} pieces",
@@ -409,15 +474,26 @@ mod tests {
         assert!(refs.is_none() && none == boxes);
         let (split_boxes, refs) = presplit(&positions, &triangles, boxes.clone(), 1.0);
         let refs = refs.expect("the sliver is split");
-        let pieces: Vec<u8> = refs.piece[3..].to_vec();
-        assert_eq!(pieces, (0..pieces.len() as u8).collect::<Vec<_>>());
         let scene = boxes.iter().fold(Aabb::EMPTY, |u, b| u.union(b));
         let c = [positions[0], positions[5], positions[6]];
+        let n = refs.count[3];
         for (k, b) in split_boxes[3..].iter().enumerate() {
-            assert_eq!(piece_box(&c, k as u8, pieces.len() as u8, &scene), *b);
+            // The sliver splits cleanly: one piece per box, in order.
+            assert_eq!(
+                refs.piece[3 + k],
+                Piece {
+                    start: k as u8,
+                    span: 1
+                }
+            );
+            assert_eq!(piece_box(&c, refs.piece[3 + k], n, &scene), *b);
         }
+        assert_eq!(usize::from(n), split_boxes.len() - 3);
         let whole = Triangle::new(c[0], c[1], c[2]).aabb();
-        assert_eq!(piece_box(&c, u8::MAX, pieces.len() as u8, &scene), whole);
+        assert_eq!(piece_box(&c, Piece::WHOLE, n, &scene), whole);
+        // A range of several pieces gets the box of the step that holds them all.
+        let pair = piece_box(&c, Piece { start: 0, span: 2 }, n, &scene);
+        assert!(pair.contains_aabb(&split_boxes[3]) && pair.contains_aabb(&split_boxes[4]));
         let refs = refs.triangle;
         assert_eq!(split_boxes.len(), refs.len());
         assert_eq!(

@@ -310,20 +310,25 @@ fn split_pieces(
         if !presplit::covered(&c, b, &scene, &leaves) {
             return Err((p, "the leaf boxes of its slots do not hold it"));
         }
-        // Each slot takes the first piece its leaf box holds that no slot before took.
+        // Each slot takes the first piece (cut into as many as there are slots) its leaf box
+        // holds that no slot before took; a slot that finds none boxes the whole triangle
+        // in a refit (so the slots still cover it whatever was cut at the build).
         let m = slots.len() as u8;
         let mut cut = Vec::with_capacity(slots.len());
-        presplit::split(&c, b, slots.len(), &scene, &mut |x| cut.push(Some(x)));
+        presplit::split_ranges(&c, b, slots.len(), &scene, &mut |x, r| {
+            cut.push(Some((x, r)))
+        });
         for &s in slots {
             let k = cut
-                .iter_mut()
-                .position(|x| x.is_some_and(|x| boxes[s].contains_aabb(&x)));
-            if let Some(k) = k {
-                cut[k] = None;
-            }
+                .iter()
+                .position(|x| x.is_some_and(|(x, _)| boxes[s].contains_aabb(&x)));
+            let piece = match k {
+                Some(k) => cut[k].take().map_or(presplit::Piece::WHOLE, |(_, r)| r),
+                None => presplit::Piece::WHOLE,
+            };
             pieces.push(presplit::SlotPiece {
                 slot: s as u32,
-                piece: k.map_or(u8::MAX, |k| k as u8),
+                piece,
                 count: m,
             });
         }
