@@ -159,9 +159,9 @@ impl Mesh {
             Some(r) => prims.extend(bvh.prim_indices().iter().map(|&i| r.triangle[i as usize])),
             None => prims.extend_from_slice(bvh.prim_indices()),
         }
-        let (split, secondary) = split_slots(&prims, triangles.len());
+        let (split, secondary) = presplit::split_slots(&prims, triangles.len());
         let pieces = match &refs {
-            Some(r) => slot_pieces(&split, bvh.prim_indices(), r),
+            Some(r) => presplit::slot_pieces(&split, bvh.prim_indices(), r),
             None => Vec::new(),
         };
         drop(bvh);
@@ -222,7 +222,7 @@ impl Mesh {
         check_positions(positions)?;
         self.winding = std::sync::OnceLock::new();
         self.tris.fill(&self.indices, positions);
-        let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
+        let boxes = presplit::SlotBoxes::new(&self.tris, &self.split, &self.pieces);
         if let (NodeLayout::Auto, MeshTree::Compact(c)) = (self.layout, &self.wide) {
             // A moving mesh: plain nodes, whose update is faster than re-quantizing
             // (measured 20-24 against 27-31 ms on 1M triangles, one thread).
@@ -233,7 +233,6 @@ impl Mesh {
         }
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
-        let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
         self.wide.refit_by_leaf(|r| boxes.leaf(r))?;
         Ok(())
     }
@@ -265,13 +264,13 @@ impl Mesh {
     /// True when leaf slot `pos` repeats a triangle that an earlier slot holds.
     #[inline]
     pub(crate) fn is_secondary(&self, pos: usize) -> bool {
-        bit(&self.secondary, pos)
+        presplit::bit(&self.secondary, pos)
     }
 
     /// True when leaf slot `pos` holds a triangle that fills several slots.
     #[inline]
     pub(crate) fn is_split(&self, pos: usize) -> bool {
-        bit(&self.split, pos)
+        presplit::bit(&self.split, pos)
     }
 
     /// The number of vertices (what [`Mesh::update_positions`] expects).
@@ -363,7 +362,7 @@ impl Mesh {
             MeshTree::Plain(t) => t.clone(),
             MeshTree::Compact(t) => {
                 let mut plain = Bvh8::from_compact(t);
-                let boxes = SlotBoxes::new(&self.tris, &self.split, &self.pieces);
+                let boxes = presplit::SlotBoxes::new(&self.tris, &self.split, &self.pieces);
                 plain.refit_by_leaf(|r| boxes.leaf(r))?;
                 plain
             }
@@ -400,108 +399,6 @@ impl Mesh {
             self.memory_bytes() as f64 / self.len() as f64
         }
     }
-}
-
-/// The [`Mesh::split`] and [`Mesh::secondary`] bits of leaf order `prims` over
-/// `triangle_count` triangles (every index below it): both empty when there are no more
-/// slots than triangles.
-pub(crate) fn split_slots(prims: &[u32], triangle_count: usize) -> (Vec<u64>, Vec<u64>) {
-    if prims.len() <= triangle_count {
-        return (Vec::new(), Vec::new());
-    }
-    let mut seen = vec![0u64; triangle_count.div_ceil(64)];
-    let mut again = vec![0u64; triangle_count.div_ceil(64)];
-    let mut secondary = vec![0u64; prims.len().div_ceil(64)];
-    for (pos, &p) in prims.iter().enumerate() {
-        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
-        if seen[w] & bit != 0 {
-            secondary[pos / 64] |= 1 << (pos % 64);
-            again[w] |= bit;
-        }
-        seen[w] |= bit;
-    }
-    let mut split = vec![0u64; prims.len().div_ceil(64)];
-    for (pos, &p) in prims.iter().enumerate() {
-        if again[p as usize / 64] >> (p % 64) & 1 != 0 {
-            split[pos / 64] |= 1 << (pos % 64);
-        }
-    }
-    (split, secondary)
-}
-
-/// The [`Mesh::pieces`] of a freshly built mesh: for each slot marked in `split`, the piece
-/// of the reference it holds (`refs_of_slots`: the builder's leaf order over the references).
-fn slot_pieces(
-    split: &[u64],
-    refs_of_slots: &[u32],
-    refs: &presplit::Refs,
-) -> Vec<presplit::SlotPiece> {
-    (0..refs_of_slots.len())
-        .filter(|&pos| bit(split, pos))
-        .map(|pos| {
-            let r = refs_of_slots[pos] as usize;
-            presplit::SlotPiece {
-                slot: pos as u32,
-                piece: refs.piece[r],
-                count: refs.count[r],
-            }
-        })
-        .collect()
-}
-
-/// The boxes a refit gives the leaves: their triangles' boxes, but for the slots of a
-/// pre-split triangle the box of their piece of it, cut on the grid over the moved mesh.
-pub(crate) struct SlotBoxes<'a> {
-    tris: &'a LeafTriangles,
-    split: &'a [u64],
-    pieces: &'a [presplit::SlotPiece],
-    scene: Aabb,
-}
-
-impl<'a> SlotBoxes<'a> {
-    pub(crate) fn new(
-        tris: &'a LeafTriangles,
-        split: &'a [u64],
-        pieces: &'a [presplit::SlotPiece],
-    ) -> Self {
-        let tri_box = |c: [Point3<Real>; 3]| Triangle::new(c[0], c[1], c[2]).aabb();
-        let scene = if pieces.is_empty() {
-            Aabb::EMPTY
-        } else {
-            tris.iter().fold(Aabb::EMPTY, |u, c| u.union(&tri_box(c)))
-        };
-        SlotBoxes {
-            tris,
-            split,
-            pieces,
-            scene,
-        }
-    }
-
-    /// The box of leaf slots `r`.
-    pub(crate) fn leaf(&self, r: std::ops::Range<usize>) -> Aabb {
-        if self.pieces.is_empty() || !r.clone().any(|pos| bit(self.split, pos)) {
-            return self.tris.leaf_box(r);
-        }
-        r.map(|pos| {
-            let c = self.tris.get(pos);
-            let piece = bit(self.split, pos)
-                .then(|| self.pieces.binary_search_by_key(&(pos as u32), |p| p.slot))
-                .and_then(Result::ok)
-                .map(|i| self.pieces[i]);
-            match piece {
-                Some(p) => presplit::piece_box(&c, p.piece, p.count, &self.scene),
-                None => Triangle::new(c[0], c[1], c[2]).aabb(),
-            }
-        })
-        .fold(Aabb::EMPTY, |u, b| u.union(&b))
-    }
-}
-
-/// Bit `i` of `bits` (false beyond its end).
-#[inline]
-fn bit(bits: &[u64], i: usize) -> bool {
-    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
 }
 
 /// Triangle counts (or vertex counts) from which construction runs its passes on rayon.

@@ -11,7 +11,9 @@
 //! triangles report it once.
 
 use rayon::prelude::*;
-use raypick_primitives::{Aabb, Point3, Real};
+use raypick_primitives::{Aabb, Point3, Real, Triangle};
+
+use super::leaf_tris::LeafTriangles;
 
 /// Boxes up to this many times the least area their triangle's parts could have are left
 /// alone (a right triangle in an axis plane has twice that area, a well-shaped tilted one
@@ -374,6 +376,100 @@ fn clip(c: &[Point3<Real>; 3], b: &Aabb, axis: usize, s: Real) -> (Option<Aabb>,
         (m.min.x <= m.max.x && m.min.y <= m.max.y && m.min.z <= m.max.z).then_some(m)
     };
     (within(left), within(right))
+}
+
+/// The `Mesh::split` and `Mesh::secondary` bits of leaf order `prims` over
+/// `triangle_count` triangles (every index below it): both empty when there are no more
+/// slots than triangles.
+pub(crate) fn split_slots(prims: &[u32], triangle_count: usize) -> (Vec<u64>, Vec<u64>) {
+    if prims.len() <= triangle_count {
+        return (Vec::new(), Vec::new());
+    }
+    let mut seen = vec![0u64; triangle_count.div_ceil(64)];
+    let mut again = vec![0u64; triangle_count.div_ceil(64)];
+    let mut secondary = vec![0u64; prims.len().div_ceil(64)];
+    for (pos, &p) in prims.iter().enumerate() {
+        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
+        if seen[w] & bit != 0 {
+            secondary[pos / 64] |= 1 << (pos % 64);
+            again[w] |= bit;
+        }
+        seen[w] |= bit;
+    }
+    let mut split = vec![0u64; prims.len().div_ceil(64)];
+    for (pos, &p) in prims.iter().enumerate() {
+        if again[p as usize / 64] >> (p % 64) & 1 != 0 {
+            split[pos / 64] |= 1 << (pos % 64);
+        }
+    }
+    (split, secondary)
+}
+
+/// The `Mesh::pieces` of a freshly built mesh: for each slot marked in `split`, the piece
+/// of the reference it holds (`refs_of_slots`: the builder's leaf order over the references).
+pub(crate) fn slot_pieces(split: &[u64], refs_of_slots: &[u32], refs: &Refs) -> Vec<SlotPiece> {
+    (0..refs_of_slots.len())
+        .filter(|&pos| bit(split, pos))
+        .map(|pos| {
+            let r = refs_of_slots[pos] as usize;
+            SlotPiece {
+                slot: pos as u32,
+                piece: refs.piece[r],
+                count: refs.count[r],
+            }
+        })
+        .collect()
+}
+
+/// The boxes a refit gives the leaves: their triangles' boxes, but for the slots of a
+/// pre-split triangle the box of their piece of it, cut on the grid over the moved mesh.
+pub(crate) struct SlotBoxes<'a> {
+    tris: &'a LeafTriangles,
+    split: &'a [u64],
+    pieces: &'a [SlotPiece],
+    scene: Aabb,
+}
+
+impl<'a> SlotBoxes<'a> {
+    pub(crate) fn new(tris: &'a LeafTriangles, split: &'a [u64], pieces: &'a [SlotPiece]) -> Self {
+        let tri_box = |c: [Point3<Real>; 3]| Triangle::new(c[0], c[1], c[2]).aabb();
+        let scene = if pieces.is_empty() {
+            Aabb::EMPTY
+        } else {
+            tris.iter().fold(Aabb::EMPTY, |u, c| u.union(&tri_box(c)))
+        };
+        SlotBoxes {
+            tris,
+            split,
+            pieces,
+            scene,
+        }
+    }
+
+    /// The box of leaf slots `r`.
+    pub(crate) fn leaf(&self, r: std::ops::Range<usize>) -> Aabb {
+        if self.pieces.is_empty() || !r.clone().any(|pos| bit(self.split, pos)) {
+            return self.tris.leaf_box(r);
+        }
+        r.map(|pos| {
+            let c = self.tris.get(pos);
+            let piece = bit(self.split, pos)
+                .then(|| self.pieces.binary_search_by_key(&(pos as u32), |p| p.slot))
+                .and_then(Result::ok)
+                .map(|i| self.pieces[i]);
+            match piece {
+                Some(p) => piece_box(&c, p.piece, p.count, &self.scene),
+                None => Triangle::new(c[0], c[1], c[2]).aabb(),
+            }
+        })
+        .fold(Aabb::EMPTY, |u, b| u.union(&b))
+    }
+}
+
+/// Bit `i` of `bits` (false beyond its end).
+#[inline]
+pub(crate) fn bit(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
 }
 
 #[cfg(test)]

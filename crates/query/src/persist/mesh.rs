@@ -8,7 +8,8 @@ use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use super::{finish, payload, start, u32s, LoadError, Reader, SavedKind, Writer};
 use crate::mesh::leaf_tris::LeafTriangles;
-use crate::mesh::{check_positions, presplit, split_slots, with_tree, MeshTree, NodeLayout};
+use crate::mesh::presplit::{self, split_slots};
+use crate::mesh::{check_positions, with_tree, MeshTree, NodeLayout};
 use crate::Mesh;
 
 impl Mesh {
