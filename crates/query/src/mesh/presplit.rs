@@ -9,6 +9,10 @@
 //! a query that reaches the triangle without splitting reaches it with splitting too. A
 //! triangle in several leaf slots is found once per slot; the queries that enumerate
 //! triangles report it once.
+//!
+//! Each slot of a split triangle keeps which of its pieces it holds, so that a refit after
+//! the vertices move boxes that piece of the moved triangle, and a loaded mesh checks that
+//! its slots' leaf boxes hold the pieces.
 
 use rayon::prelude::*;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
@@ -21,7 +25,7 @@ use super::leaf_tris::LeafTriangles;
 const SLACK: f64 = 2.0;
 /// The most boxes one triangle gets.
 pub(crate) const MAX_PIECES: usize = 64;
-/// Triangle counts from which the priorities are computed on rayon.
+/// Triangle counts from which the box areas are summed and the candidates found on rayon.
 const PARALLEL: usize = 1 << 15;
 
 /// Half the surface area of `b` (f32 products: a heuristic's measure).
@@ -48,10 +52,9 @@ fn excess(c: &[Point3<Real>; 3], b: &Aabb) -> f64 {
 
 /// The references to build over: the boxes and, when some triangle was split, the triangle
 /// of each box and which of its pieces it is (`None`: `boxes` unchanged, one per triangle in
-/// order). A triangle gets one
-/// more box per `unit` times the mean box half area of the mesh in its excess, up to
-/// [`MAX_PIECES`]; `unit <= 0` (or NaN) splits nothing. Deterministic: the same input gives
-/// the same references whatever the thread count.
+/// order). A triangle gets one more box per `unit` times the mean box half area of the mesh
+/// in its excess, up to [`MAX_PIECES`]; `unit <= 0` (or NaN) splits nothing.
+/// Deterministic: the same input gives the same references whatever the thread count.
 pub(crate) fn presplit(
     positions: &[Point3<Real>],
     triangles: &[[u32; 3]],
