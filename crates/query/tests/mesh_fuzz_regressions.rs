@@ -1,7 +1,7 @@
 //! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
-//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: five fixed
-//! (the mesh now answers as the kernel does), two grazes within rounding that the target
-//! counts apart (the mesh answers as the exact ray does).
+//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: six fixed
+//! (the mesh now answers as the kernel does; one on a pre-split mesh), two grazes within
+//! rounding that the target counts apart (the mesh answers as the exact ray does).
 
 use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
 use raypick_query::{Mesh, RayQuery};
@@ -329,4 +329,69 @@ fn tie_at_zero_goes_to_lowest_index() {
     assert!(hit.iter().all(|&i| ts[i] == Some(0.0)));
     let got = mesh.closest_hit(&ray, &q).unwrap();
     assert_eq!((got.triangle, got.t), (2, 0.0));
+}
+
+/// A ray from a point within rounding of a triangle's edge (at `t = -0`), where a pre-split
+/// cut at the grid plane 0 crosses that edge: the kernel takes the hit, and the parts' boxes
+/// once ended too close to the cut's crossing to let the ray reach the leaf. They are now
+/// grown by the kernel's rounding, and the pre-split mesh answers as the unsplit one.
+#[test]
+fn presplit_piece_boxes_hold_hits_within_rounding_of_an_edge() {
+    let positions = points(&[
+        [-2.0, -2.0, 1.5],
+        [-1.5, 2.0, -2.0],
+        [0.0, 0.0, 0.0],
+        [2.0, 2.0, 2.0],
+        [-1.5, -1.5, -1.5],
+        [-0.5, 0.0, -1.0],
+        [0.5, -1.0, -1.5],
+        [-1.5, -1.5, 1.5],
+        [-2.0, -1.5, 0.0],
+        [-1.5, -1.0, 0.5],
+    ]);
+    let triangles = vec![
+        [1, 3, 0],
+        [0, 2, 2],
+        [8, 1, 3],
+        [4, 0, 2],
+        [6, 6, 0],
+        [3, 2, 2],
+        [0, 1, 3],
+        [0, 0, 8],
+        [2, 8, 1],
+        [3, 0, 0],
+        [2, 2, 8],
+        [1, 3, 0],
+        [0, 2, 6],
+        [6, 0, 3],
+        [4, 2, 8],
+        [2, 8, 1],
+        [3, 0, 0],
+        [2, 2, 0],
+        [1, 3, 0],
+        [2, 6, 6],
+        [0, 3, 4],
+        [3, 8, 2],
+        [8, 1, 3],
+    ];
+    let ray = Ray::new(
+        Point3::new(-1.4579875e-27, 4.405762e-16, -6.5695346e-24),
+        Vector3::new(-2.0, 0.0, 0.0),
+    );
+    let q = RayQuery::default();
+    let config = raypick_bvh::BuildConfig {
+        presplit: 0.25,
+        ..Default::default()
+    };
+    let split = Mesh::with_config(positions.clone(), triangles.clone(), &config).unwrap();
+    assert!(split.has_split_triangles());
+    let plain = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let kernel = kernel_ts(&positions, &triangles, &ray, &q);
+    assert_eq!(kernel[20].map(f32::to_bits), Some((-0.0f32).to_bits()));
+    let hit = split
+        .closest_hit(&ray, &q)
+        .expect("the kernel's hit at t = -0");
+    assert_eq!((hit.triangle, hit.t.to_bits()), (20, (-0.0f32).to_bits()));
+    assert_eq!(split.closest_hit(&ray, &q), plain.closest_hit(&ray, &q));
+    assert_eq!(split.all_hits(&ray, &q), plain.all_hits(&ray, &q));
 }

@@ -198,7 +198,26 @@ pub(crate) fn piece_box(c: &[Point3<Real>; 3], piece: Piece, count: u8, scene: &
             Cut::None => break,
         }
     }
-    b
+    grown(b, scene)
+}
+
+/// `b` grown on every side by a few f32 steps of the mesh's largest coordinate: the
+/// watertight kernel decides its edges in f32 after moving the triangle by the ray's
+/// origin, so it may take a hit a rounding error off the exact triangle. A whole triangle's
+/// box reaches far past its edges except at its extreme corners; a part's box ends at the
+/// cut, right where the cut crosses an edge, so it is grown by that error, for ray origins
+/// as far out as the mesh's own coordinates (the fuzz target found a ray from a point on an
+/// edge, where a cut at 0 crosses it, missed).
+fn grown(b: Aabb, scene: &Aabb) -> Aabb {
+    let m = [scene.min, scene.max]
+        .iter()
+        .flat_map(|p| p.iter().map(|c| c.abs()))
+        .fold(0.0f32, f32::max);
+    let d = 16.0 * Real::EPSILON * m.max(Real::MIN_POSITIVE);
+    Aabb::new(
+        Point3::new(b.min.x - d, b.min.y - d, b.min.z - d),
+        Point3::new(b.max.x + d, b.max.y + d, b.max.z + d),
+    )
 }
 
 /// How many of `pieces` the left part `l` gets beside `r`: a share by their lengths, at
@@ -237,7 +256,7 @@ pub(crate) fn split_ranges(
             span: pieces as u8,
         };
         if pieces <= 1 {
-            emit(b, range);
+            emit(grown(b, scene), range);
             return;
         }
         match cut(c, &b, scene) {
@@ -247,7 +266,7 @@ pub(crate) fn split_ranges(
                 go(c, r, start + nl, pieces - nl, scene, emit);
             }
             Cut::One(one) => go(c, one, start, pieces, scene, emit),
-            Cut::None => emit(b, range),
+            Cut::None => emit(grown(b, scene), range),
         }
     }
     go(c, b, 0, pieces.min(MAX_PIECES), scene, emit);
@@ -510,7 +529,7 @@ mod tests {
                     "{} pieces",
                     pieces.len()
                 );
-                assert!(pieces.iter().all(|p| b.contains_aabb(p)));
+                assert!(pieces.iter().all(|p| grown(b, &scene).contains_aabb(p)));
                 let k = 64;
                 for i in 0..=k {
                     for j in 0..=k - i {
@@ -589,7 +608,7 @@ mod tests {
         }
         assert_eq!(usize::from(n), split_boxes.len() - 3);
         let whole = Triangle::new(c[0], c[1], c[2]).aabb();
-        assert_eq!(piece_box(&c, Piece::WHOLE, n, &scene), whole);
+        assert_eq!(piece_box(&c, Piece::WHOLE, n, &scene), grown(whole, &scene));
         // A range of several pieces gets the box of the step that holds them all.
         let pair = piece_box(&c, Piece { start: 0, span: 2 }, n, &scene);
         assert!(pair.contains_aabb(&split_boxes[3]) && pair.contains_aabb(&split_boxes[4]));
