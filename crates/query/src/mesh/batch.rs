@@ -61,22 +61,33 @@ impl Mesh {
         2 * close >= rays.len() - 1
     }
 
-    /// A chunk of a streamed batch: `one(ray)` for each ray when the chunk is
-    /// [`Mesh::in_sequence`], else `stream(rays, out)`.
-    fn sequence_or_stream<T>(
+    /// A batch query: `one(ray)` for every ray in parallel, or on a mesh that [`streams`]
+    /// `stream(rays, out)` for each chunk, except a chunk [`Mesh::in_sequence`], which runs
+    /// `one(ray)` ray after ray.
+    ///
+    /// [`streams`]: Mesh::streams
+    fn batch<T: Send>(
         &self,
         rays: &[Ray],
         out: &mut [T],
-        one: impl Fn(&Ray) -> T,
-        stream: impl FnOnce(&[Ray], &mut [T]),
-    ) {
-        if self.in_sequence(rays) {
-            for (ray, slot) in rays.iter().zip(out) {
-                *slot = one(ray);
-            }
+        one: impl Fn(&Ray) -> T + Sync,
+        stream: impl Fn(&[Ray], &mut [T]) + Sync,
+    ) -> Result<(), MeshError> {
+        check(rays.len(), out.len())?;
+        if !self.streams() {
+            par::fill(rays, out, one);
         } else {
-            stream(rays, out);
+            par::fill_chunks(rays, out, |rays, out| {
+                if self.in_sequence(rays) {
+                    for (ray, slot) in rays.iter().zip(out) {
+                        *slot = one(ray);
+                    }
+                } else {
+                    stream(rays, out);
+                }
+            });
         }
+        Ok(())
     }
 
     /// True when batches are traversed as streams, several rays in turns (see
@@ -103,22 +114,12 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) -> Result<(), MeshError> {
-        check(rays.len(), out.len())?;
-        if self.streams() {
-            par::fill_chunks(rays, out, |rays, out| {
-                self.sequence_or_stream(
-                    rays,
-                    out,
-                    |ray| self.closest_hit(ray, query),
-                    |r, o| {
-                        self.closest_hit_stream(r, query, o);
-                    },
-                );
-            });
-        } else {
-            par::fill(rays, out, |ray| self.closest_hit(ray, query));
-        }
-        Ok(())
+        self.batch(
+            rays,
+            out,
+            |ray| self.closest_hit(ray, query),
+            |r, o| self.closest_hit_stream(r, query, o),
+        )
     }
 
     /// [`Mesh::any_hit`] for every ray, in parallel, into `out`. The same contract as
@@ -129,22 +130,12 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [bool],
     ) -> Result<(), MeshError> {
-        check(rays.len(), out.len())?;
-        if self.streams() {
-            par::fill_chunks(rays, out, |rays, out| {
-                self.sequence_or_stream(
-                    rays,
-                    out,
-                    |ray| self.any_hit(ray, query),
-                    |r, o| {
-                        self.any_hit_stream(r, query, o);
-                    },
-                );
-            });
-        } else {
-            par::fill(rays, out, |ray| self.any_hit(ray, query));
-        }
-        Ok(())
+        self.batch(
+            rays,
+            out,
+            |ray| self.any_hit(ray, query),
+            |r, o| self.any_hit_stream(r, query, o),
+        )
     }
 }
 

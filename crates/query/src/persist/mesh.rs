@@ -212,17 +212,17 @@ impl Mesh {
             split_pieces(&wide, &tris, &prims, top)
                 .map_err(|(p, why)| at(format!("triangle {p}: {why}")))?
         };
-        let outside = with_tree!(&wide, tree => {
+        let outside = secondary.is_empty().then(|| with_tree!(&wide, tree => {
             tree.nodes().iter().enumerate().find_map(|(ni, node)| {
                 (0..8).find_map(|slot| match node.child(slot) {
-                    WideChild::Leaf(range) if secondary.is_empty() => {
+                    WideChild::Leaf(range) => {
                         let inside = node.child_aabb(slot).contains_aabb(&tris.leaf_box(range));
                         (!inside).then_some((ni, slot))
                     }
                     _ => None,
                 })
             })
-        });
+        })).flatten();
         if let Some((node, slot)) = outside {
             return Err(at(format!(
                 "node {node}, slot {slot}: the leaf box does not contain its triangles"

@@ -15,6 +15,7 @@
 use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Vector3};
+use smallvec::SmallVec;
 
 use super::{traversal, LeafSink, Leaves};
 use crate::mesh::leaf_tris::Slot;
@@ -26,38 +27,7 @@ struct Crossings<'a> {
     k: &'a TriangleRay,
     count: i64,
     /// The pre-split triangles met so far (each is met once per slot the ray reaches).
-    seen: Seen,
-}
-
-/// A set of triangle indices, inline up to 16.
-struct Seen {
-    inline: [u32; 16],
-    len: usize,
-    spill: Vec<u32>,
-}
-
-impl Seen {
-    fn new() -> Self {
-        Seen {
-            inline: [0; 16],
-            len: 0,
-            spill: Vec::new(),
-        }
-    }
-
-    /// Adds `t`; false when it was there already.
-    fn insert(&mut self, t: u32) -> bool {
-        if self.inline[..self.len].contains(&t) || self.spill.contains(&t) {
-            return false;
-        }
-        if self.len < self.inline.len() {
-            self.inline[self.len] = t;
-            self.len += 1;
-        } else {
-            self.spill.push(t);
-        }
-        true
-    }
+    seen: SmallVec<[u32; 16]>,
 }
 
 impl LeafSink for Crossings<'_> {
@@ -70,8 +40,12 @@ impl LeafSink for Crossings<'_> {
     /// surface with their neighbours' (a zero-area triangle can shear to a sliver).
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        if mesh.is_split(slot.pos()) && !self.seen.insert(mesh.prims[slot.pos()]) {
-            return ControlFlow::Continue(());
+        if mesh.is_split(slot.pos()) {
+            let t = mesh.prims[slot.pos()];
+            if self.seen.contains(&t) {
+                return ControlFlow::Continue(());
+            }
+            self.seen.push(t);
         }
         if h.zero != 0 && !perturbed_inside(self.k, &mesh.tris.at(slot)) {
             return ControlFlow::Continue(());
@@ -101,7 +75,7 @@ impl Mesh {
             sink: Crossings {
                 k: &k,
                 count: 0,
-                seen: Seen::new(),
+                seen: SmallVec::new(),
             },
         };
         let how = traversal(&k, false);
