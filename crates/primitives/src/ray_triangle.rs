@@ -237,16 +237,13 @@ impl WatertightRay {
         let bz = sz * b_[kz];
         let cz = sz * c_[kz];
         let t_scaled = u * az + v * bz + w * cz;
-        // Range test without a division; fails for NaN and for det == 0.
-        let (lo, hi) = (t_min * det, t_max * det);
-        let in_range = ((det > 0.0) & (t_scaled >= lo) & (t_scaled <= hi))
-            | ((det < 0.0) & (t_scaled <= lo) & (t_scaled >= hi));
-        if !in_range || !self.valid {
+        if det == 0.0 || !self.valid {
             return None;
         }
         let inv = 1.0 / det;
         let t = t_scaled * inv;
-        // The scaled comparison can pass by rounding when t_max * det overflows; recheck.
+        // The reported `t` decides (a scaled test without the division rounds differently,
+        // and dropped hits at exactly `t_max`); NaN fails.
         if !(t >= t_min && t <= t_max) {
             return None;
         }

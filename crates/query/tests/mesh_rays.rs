@@ -25,6 +25,7 @@ struct Stats {
     all_count_mismatch: usize,
     all_count_checked: usize,
     cull_mismatch: usize,
+    closed_interval_mismatch: usize,
 }
 
 impl Stats {
@@ -41,6 +42,7 @@ impl Stats {
         self.all_count_mismatch += o.all_count_mismatch;
         self.all_count_checked += o.all_count_checked;
         self.cull_mismatch += o.cull_mismatch;
+        self.closed_interval_mismatch += o.closed_interval_mismatch;
         self
     }
 }
@@ -183,7 +185,31 @@ fn check_ray(m: &TestMesh, mesh: &Mesh, ray: &Ray, q: &RayQuery, all: &mut Vec<H
             }
         }
     }
-    // 5. Culling keeps only the matching faces.
+    // 5. The interval is closed at the reported `t`: the same query bounded to exactly the
+    // hit's `t` (above, or on both sides) finds that hit again, whatever the kernel's scaled
+    // range test rounds to.
+    if let Some(h) = got {
+        for bounded in [
+            RayQuery { t_max: h.t, ..*q },
+            RayQuery {
+                t_min: h.t,
+                t_max: h.t,
+                ..*q
+            },
+        ] {
+            let again = mesh.closest_hit(ray, &bounded);
+            mesh.all_hits_into(ray, &bounded, all);
+            let listed = all.iter().any(|a| a.t == h.t);
+            if again != Some(h) || !mesh.any_hit(ray, &bounded) || !listed {
+                s.closed_interval_mismatch += 1;
+                eprintln!(
+                    "  closed interval {}: {ray:?} hit {h:?}, bounded to {bounded:?}: {again:?}, listed {listed}",
+                    m.name
+                );
+            }
+        }
+    }
+    // 6. Culling keeps only the matching faces.
     if q.cull != Cull::None {
         if let Some(h) = got {
             if h.front_face != (q.cull == Cull::Back) {
@@ -277,6 +303,11 @@ fn check_mesh(m: &TestMesh, seed: u64) {
     assert_eq!(total.all_first_mismatch, 0);
     assert_eq!(total.all_count_mismatch, 0, "{}: all_hits count", m.name);
     assert_eq!(total.cull_mismatch, 0);
+    assert_eq!(
+        total.closed_interval_mismatch, 0,
+        "{}: a query bounded to a hit's t misses it",
+        m.name
+    );
     // Near-edge differences are allowed but must stay rare.
     assert!(total.near_edge_diff * 200 <= total.rays, "{total:?}");
     assert!(

@@ -62,6 +62,17 @@ fn check_ray(w: &World, ray: &Ray, mask: u32, tally: &mut Tally) {
     oracle.sort_by(|a, b| a.t.total_cmp(&b.t));
     let ours = w.scene.closest_hit(ray, &q);
     tally.rays += 1;
+    // The interval is closed at a triangle hit's reported `t`: bounded to exactly it, the
+    // query finds that hit again, through the top-level boxes and the mesh's alike.
+    if let Some(h) = ours.filter(|h| h.triangle().is_some()) {
+        let bounded = SceneQuery::new(h.t, h.t).with_mask(mask);
+        assert_eq!(
+            w.scene.closest_hit(ray, &bounded),
+            Some(h),
+            "bounded to {h:?}"
+        );
+        assert!(w.scene.any_hit(ray, &bounded), "bounded to {h:?}");
+    }
     if oracle.iter().any(|h| h.triangle.is_none()) || ours.is_some_and(|h| h.triangle().is_none()) {
         tally.shape_rays += 1;
     }

@@ -229,6 +229,10 @@ proptest! {
         let ray = Ray::new(o, d);
         prop_assume!(ray.is_valid() && !t.is_degenerate());
         let got = ray_triangle(&ray, &t, 0.0, INF, Cull::None);
+        // The interval is closed at the reported `t`.
+        if let Some(h) = got {
+            prop_assert_eq!(ray_triangle(&ray, &t, h.t, h.t, Cull::None), Some(h));
+        }
         let Some((tt, u, v, det)) = mt64(&ray, &t) else { return Ok(()); };
         // Grazing rays are ill-conditioned (f32 error grows like 1 / |cos|): widen the band.
         let n = (w(&t.b) - w(&t.a)).cross(&(w(&t.c) - w(&t.a))).normalize();

@@ -41,6 +41,7 @@ use rayon::prelude::*;
 pub use error::MeshError;
 pub use nearest::NearestPoint;
 pub use overlap::FrustumSelection;
+pub(crate) use ray::{ray_extent, traversal_range};
 pub use ray::{Hit, RayQuery};
 pub(crate) use solid::par_map;
 pub use solid::{GridConfig, MeshDistance, SignedDistance};

@@ -71,14 +71,10 @@ macro_rules! tri_core {
             let bz = mul(sz, b_[2]);
             let cz = mul(sz, c_[2]);
             let ts = add(add(mul(u, az), mul(vv, bz)), mul(w, cz));
-            let (tmin, tmax) = (splat(t_min), splat(t_max));
-            let (lo, hi) = (mul(tmin, det), mul(tmax, det));
-            let in_pos = and(front, and(ge(ts, lo), le(ts, hi)));
-            let in_neg = and(lt(det, zero), and(le(ts, lo), ge(ts, hi)));
             let inv = div(splat(1.0), det);
             let t = mul(ts, inv);
-            let recheck = and(ge(t, tmin), le(t, tmax));
-            let ok = andnot(mixed, and(or(in_pos, in_neg), recheck));
+            let in_range = and(ge(t, splat(t_min)), le(t, splat(t_max)));
+            let ok = andnot(mixed, andnot(eq(det, zero), in_range));
             Some(Lanes {
                 ok: bits(ok),
                 front: bits(front),

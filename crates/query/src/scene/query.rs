@@ -280,14 +280,21 @@ impl Scene {
         let mut stopped = false;
         if let Some(bvh) = self.fresh_top() {
             let leaf = self.top_leaf();
-            bvh.traverse_ray(ray, t_min, t_max, |range, tm| {
+            // The boxes are tested on the interval widened past the rounding of the objects'
+            // `t`, so that an object hit at exactly `t_min` or the current `t_max` is still
+            // visited.
+            let (o, d) = (ray.origin, ray.dir);
+            let extent = crate::mesh::ray_extent(&bvh.bounds(), [o.x, o.y, o.z], [d.x, d.y, d.z]);
+            let widen = |t_max| crate::mesh::traversal_range(t_min, t_max, extent);
+            let (lo, hi) = widen(t_max);
+            bvh.traverse_ray(ray, lo, hi, |range, tm| {
                 for pos in range {
-                    if visit(leaf[pos], tm).is_break() {
+                    if visit(leaf[pos], &mut t_max).is_break() {
                         stopped = true;
                         return ControlFlow::Break(());
                     }
                 }
-                t_max = t_max.min(*tm);
+                *tm = widen(t_max).1;
                 ControlFlow::Continue(())
             });
         }

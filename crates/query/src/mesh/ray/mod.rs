@@ -13,9 +13,11 @@ use super::{with_tree, Mesh};
 
 /// The interval and face culling of a ray query.
 ///
-/// Hits with `t_min <= t <= t_max` count (`t` in units of the ray's direction). The default
-/// is `0..=inf` with no culling. An empty interval (`t_min > t_max`) or a NaN bound finds
-/// nothing; a negative `t_min` also finds hits behind the origin.
+/// Hits with `t_min <= t <= t_max` count (`t` in units of the ray's direction), decided on
+/// the `t` a hit reports: a query bounded to exactly a hit's `t` (as `t_max`, or as both
+/// bounds) finds that hit again. The default is `0..=inf` with no culling. An empty interval
+/// (`t_min > t_max`) or a NaN bound finds nothing; a negative `t_min` also finds hits behind
+/// the origin.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayQuery {
     /// The smallest `t` that counts. Default 0.
@@ -77,6 +79,50 @@ pub struct Hit {
 #[inline(always)]
 fn prune_bound(t: Real) -> Real {
     t + (t.abs() + Real::MIN_POSITIVE) * (32.0 * Real::EPSILON)
+}
+
+/// The interval for the traversal's box tests on a query over `[t_min, t_max]`, for a ray
+/// whose [`ray_extent`] over the tree's root box is `extent`.
+///
+/// The kernel's `t` rounds differently from a box's entry, by more where a triangle reaches
+/// far along the ray from the hit (the cancellation in its barycentric sum), so that a box
+/// entered exactly at a hit's `t` can test a little past it. The interval is widened by
+/// 2^-12 of its bounds' magnitudes and of `extent`; the kernel and the sinks then decide on
+/// each hit's reported `t`, so a hit at exactly `t_min` or `t_max` counts. The default
+/// `[0, inf]` stays as it is: the box tests' padded exits already keep a hit at `t = 0`.
+#[inline(always)]
+pub(crate) fn traversal_range(t_min: Real, t_max: Real, extent: Real) -> (Real, Real) {
+    if t_min == 0.0 && t_max == Real::INFINITY {
+        return (t_min, t_max);
+    }
+    let pad = |t: Real| (t.abs() + extent) * (1.0 / 4096.0);
+    (t_min - pad(t_min), t_max + pad(t_max))
+}
+
+/// How far, in `t`, `bounds` reaches from `origin` along `dir`'s largest component: the
+/// box's largest offset from the origin over that component. 0 for an empty box or an
+/// invalid ray (nothing to widen then).
+#[inline]
+pub(crate) fn ray_extent(
+    bounds: &raypick_primitives::Aabb,
+    origin: [Real; 3],
+    dir: [Real; 3],
+) -> Real {
+    let mut reach: Real = 0.0;
+    let mut speed: Real = 0.0;
+    for a in 0..3 {
+        let far = (bounds.min[a] - origin[a])
+            .abs()
+            .max((bounds.max[a] - origin[a]).abs());
+        reach = reach.max(far);
+        speed = speed.max(dir[a].abs());
+    }
+    let extent = reach / speed;
+    if extent.is_finite() {
+        extent
+    } else {
+        0.0
+    }
 }
 
 impl Mesh {
@@ -344,16 +390,16 @@ fn traversal(k: &TriangleRay, ordered: bool) -> RayTraversal {
 #[inline(always)]
 fn closest_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
-    let c = Closest::new(mesh, query.t_max);
+    let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
     let mut v = Leaves {
         mesh,
         k,
         t_min,
         cull,
         lanes: LaneHits::default(),
-        sink: c,
+        sink: Closest::new(mesh, query.t_max, hi),
     };
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, true), &k.boxes, query.t_min, query.t_max, &mut v));
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, true), &k.boxes, lo, hi, &mut v));
     v.sink.best
 }
 
@@ -392,26 +438,39 @@ impl<S: LeafSink, KR: std::borrow::Borrow<TriangleRay>> RayVisitor for Leaves<'_
     }
 }
 
+impl TriangleRay {
+    /// [`traversal_range`] for this ray on `mesh`.
+    #[inline(always)]
+    pub(crate) fn traversal_range(&self, mesh: &Mesh, t_min: Real, t_max: Real) -> (Real, Real) {
+        if t_min == 0.0 && t_max == Real::INFINITY {
+            return (t_min, t_max);
+        }
+        let w = self.w();
+        traversal_range(t_min, t_max, ray_extent(&mesh.bounds(), w.origin, w.dir()))
+    }
+}
+
 /// The state of a closest-hit query.
 struct Closest<'a> {
     prims: &'a [u32],
     best_t: Real,
-    /// The kernel's bound: the best `t` padded, so that its division-free range test, which
-    /// rounds differently from `t`, never drops a hit at exactly `best_t` (a tie); never
-    /// above the query's own bound, so the accepted set is the kernel's at `t_max`.
+    /// The kernel's and the traversal's bound: `best_t` padded, so that a box whose entry
+    /// rounds a little past it still has its hits at exactly `best_t` (ties) tested, or,
+    /// before the first hit, the query's `t_max` widened by [`traversal_range`];
+    /// [`LeafSink::hit`] then compares the reported `t` with `best_t`.
     bound: Real,
     best: Option<(RawHit, Slot)>,
     best_prim: u32,
 }
 
 impl<'a> Closest<'a> {
-    /// No hit yet, below `t_max`.
+    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`.
     #[inline(always)]
-    fn new(mesh: &'a Mesh, t_max: Real) -> Self {
+    fn new(mesh: &'a Mesh, t_max: Real, bound: Real) -> Self {
         Self {
             prims: mesh.prim_indices(),
             best_t: t_max,
-            bound: t_max,
+            bound,
             best: None,
             best_prim: u32::MAX,
         }
@@ -449,16 +508,32 @@ impl LeafSink for Closest<'_> {
     }
 }
 
-/// The state of an any-hit query: stops at the first hit on a non-degenerate triangle.
+/// The state of an any-hit query: stops at the first hit on a non-degenerate triangle with
+/// `t <= t_max`.
 struct AnyHit {
     t_max: Real,
+    /// `t_max` widened by [`traversal_range`], for the kernel and the traversal: a hit at
+    /// exactly `t_max` is kept, and [`LeafSink::hit`] drops the ones past it.
+    bound: Real,
     found: bool,
+}
+
+impl AnyHit {
+    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`.
+    #[inline(always)]
+    fn new(t_max: Real, bound: Real) -> Self {
+        Self {
+            t_max,
+            bound,
+            found: false,
+        }
+    }
 }
 
 impl LeafSink for AnyHit {
     #[inline(always)]
     fn bound(&self) -> Real {
-        self.t_max
+        self.bound
     }
 
     #[inline(always)]
@@ -467,8 +542,8 @@ impl LeafSink for AnyHit {
     }
 
     #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, slot: Slot, _: RawHit) -> ControlFlow<()> {
-        if mesh.is_degenerate_at(slot.pos()) {
+    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
+        if h.t > self.t_max || mesh.is_degenerate_at(slot.pos()) {
             return ControlFlow::Continue(());
         }
         self.found = true;
@@ -479,19 +554,16 @@ impl LeafSink for AnyHit {
 #[inline(always)]
 fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
-    let a = AnyHit {
-        t_max: query.t_max,
-        found: false,
-    };
+    let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
     let mut v = Leaves {
         mesh,
         k,
         t_min,
         cull,
         lanes: LaneHits::default(),
-        sink: a,
+        sink: AnyHit::new(query.t_max, hi),
     };
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, t_min, query.t_max, &mut v));
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, lo, hi, &mut v));
     v.sink.found
 }
 
@@ -511,7 +583,8 @@ fn all_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
         ControlFlow::Continue(())
     });
     let how = RayTraversal::nearest_first();
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(how, &k.boxes, t_min, t_max, &mut visit));
+    let (lo, hi) = k.traversal_range(mesh, t_min, t_max);
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(how, &k.boxes, lo, hi, &mut visit));
 }
 
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and

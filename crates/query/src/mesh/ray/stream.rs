@@ -8,7 +8,7 @@ use raypick_bvh::wide::{RayTraversal, RayVisitor, StreamRay};
 use raypick_bvh::BoxRay;
 use raypick_primitives::{Ray, Real};
 
-use super::{AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery};
+use super::{ray_extent, traversal_range, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery};
 use crate::mesh::triangle_kernel::{LaneHits, TriangleRay};
 use crate::mesh::{with_tree, Mesh};
 
@@ -39,27 +39,44 @@ impl<S: LeafSink> StreamRay for Streamed<'_, S> {
 }
 
 impl Mesh {
-    /// The rays of `rays` as a stream, each with the sink `sink()` makes; `done(index, sink)`
-    /// gets each ray's final sink (invalid rays included, untouched).
+    /// The rays of `rays` as a stream, each with the sink `sink(ray, widened t_max)` makes;
+    /// `done(index, sink)` gets each ray's final sink (invalid rays included, untouched).
+    /// The stream's own interval is the union of the rays' widened ones
+    /// ([`traversal_range`]).
     #[inline(always)]
     fn stream<'a, S: LeafSink + 'a>(
         &'a self,
         rays: &[Ray],
         query: &RayQuery,
         ordered: bool,
-        sink: impl Fn() -> S,
+        sink: impl Fn(Real) -> S,
         mut done: impl FnMut(usize, S),
     ) {
-        let mut next = rays.iter().enumerate().map(|(index, ray)| Streamed {
-            v: Leaves {
-                mesh: self,
-                k: TriangleRay::new(ray),
-                t_min: query.t_min,
-                cull: query.cull,
-                lanes: LaneHits::default(),
-                sink: sink(),
-            },
-            index,
+        let (mut lo, mut hi) = (query.t_min, query.t_max);
+        if !(lo == 0.0 && hi == Real::INFINITY) {
+            let bounds = self.bounds();
+            for ray in rays.iter().filter(|r| r.is_valid()) {
+                let o = ray.origin;
+                let d = ray.dir;
+                let extent = ray_extent(&bounds, [o.x, o.y, o.z], [d.x, d.y, d.z]);
+                let (l, h) = traversal_range(query.t_min, query.t_max, extent);
+                (lo, hi) = (lo.min(l), hi.max(h));
+            }
+        }
+        let mut next = rays.iter().enumerate().map(|(index, ray)| {
+            let k = TriangleRay::new(ray);
+            let (_, bound) = k.traversal_range(self, query.t_min, query.t_max);
+            Streamed {
+                v: Leaves {
+                    mesh: self,
+                    k,
+                    t_min: query.t_min,
+                    cull: query.cull,
+                    lanes: LaneHits::default(),
+                    sink: sink(bound),
+                },
+                index,
+            }
         });
         with_tree!(&self.wide, t => t.traverse_stream(
             if ordered {
@@ -67,8 +84,8 @@ impl Mesh {
             } else {
                 RayTraversal::unordered()
             },
-            query.t_min,
-            query.t_max,
+            lo,
+            hi,
             || next.next(),
             |s: Streamed<'_, S>| done(s.index, s.v.sink),
         ));
@@ -82,7 +99,7 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) {
-        let sink = || Closest::new(self, query.t_max);
+        let sink = |bound| Closest::new(self, query.t_max, bound);
         self.stream(rays, query, true, sink, |i, c| {
             out[i] = c.best.map(|(h, slot)| self.make_hit(slot, &h));
         });
@@ -91,10 +108,7 @@ impl Mesh {
     /// [`Mesh::any_hit`] of every ray of `rays` into `out` (same length), traversed as a
     /// stream: the same answers.
     pub(crate) fn any_hit_stream(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) {
-        let sink = || AnyHit {
-            t_max: query.t_max,
-            found: false,
-        };
+        let sink = |bound| AnyHit::new(query.t_max, bound);
         self.stream(rays, query, false, sink, |i, a| out[i] = a.found);
     }
 }
