@@ -19,6 +19,7 @@
 mod all_hits;
 mod batch;
 mod error;
+mod group_disks;
 pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
@@ -108,6 +109,9 @@ pub struct Mesh {
     /// The far-field winding-number expansions, built at the first solid query and dropped
     /// when the vertices move.
     pub(crate) winding: std::sync::OnceLock<solid::WindingTree>,
+    /// The groups' thick disks for the nearest-point search, built at the first such search
+    /// and dropped when the vertices move.
+    pub(crate) disks: std::sync::OnceLock<group_disks::GroupDisks>,
 }
 
 impl Mesh {
@@ -192,6 +196,7 @@ impl Mesh {
             pieces,
             layout: NodeLayout::Auto,
             winding: std::sync::OnceLock::new(),
+            disks: std::sync::OnceLock::new(),
         })
     }
 
@@ -222,6 +227,7 @@ impl Mesh {
         }
         check_positions(positions)?;
         self.winding = std::sync::OnceLock::new();
+        self.disks = std::sync::OnceLock::new();
         self.tris.fill(&self.indices, positions);
         let boxes = presplit::SlotBoxes::new(&self.tris, &self.split, &self.pieces);
         if let (NodeLayout::Auto, MeshTree::Compact(c)) = (self.layout, &self.wide) {
@@ -371,14 +377,16 @@ impl Mesh {
         self.wide = MeshTree::with_threshold(plain, layout, compact_from)?;
         self.layout = layout;
         self.winding = std::sync::OnceLock::new();
+        self.disks = std::sync::OnceLock::new();
         Ok(())
     }
 
     /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
     /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes
     /// of padding, the 8-wide tree (256 bytes per node, 128 when compact), and the struct
-    /// itself.
-    /// [`Mesh::update_positions`] adds nothing.
+    /// itself. [`Mesh::update_positions`] adds nothing. Not counted: what the solid and
+    /// distance queries build at their first use (the winding-number expansions, and a
+    /// 32-byte disk per group of up to 8 leaf triangles for the nearest-point search).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;

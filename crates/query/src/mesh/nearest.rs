@@ -66,6 +66,9 @@ impl Mesh {
         let max2 = max_distance * max_distance;
         let scale = self.nearest_scale(p);
         let prims = &self.prims[..];
+        let disks = self
+            .disks
+            .get_or_init(|| super::group_disks::GroupDisks::build(&self.tris));
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best_prim = u32::MAX;
         // Depth first, nearer slots first, pruning every box farther than the best point:
@@ -74,7 +77,7 @@ impl Mesh {
             // Triangles whose box is farther than the best point are rejected inside, 8 at a
             // time (a lower bound).
             self.tris
-                .for_each_near(range, p, scale, best2, |pos, [a, b, c], best2| {
+                .for_each_near(range, p, scale, best2, disks, |pos, [a, b, c], best2| {
                     let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
                         return;
                     };

@@ -240,6 +240,7 @@ impl Mesh {
             pieces,
             layout: requested,
             winding: OnceLock::new(),
+            disks: OnceLock::new(),
         })
     }
 }
