@@ -229,12 +229,38 @@ fn check_queries<const N: usize>(
             ControlFlow::Continue(())
         });
         let _ = v.prims(prims, what);
+        // The caller's bounds on top of the boxes': each leaf slot raised to its boxes'
+        // exact nearest distance finds the same best.
+        let mut with_bounds = f32::INFINITY;
+        wide.traverse_nearest_first_with(
+            &p,
+            f32::INFINITY,
+            |k, within, d| {
+                for (i, d) in d.iter_mut().enumerate() {
+                    if within & (1 << i) == 0 {
+                        continue;
+                    }
+                    if let WideChild::Leaf(r) = wide.nodes()[k].child(i) {
+                        let exact = r
+                            .map(|pos| dist2(&p, &boxes[prims[pos] as usize]) as f32)
+                            .fold(f32::INFINITY, f32::min);
+                        *d = d.max(exact);
+                    }
+                }
+            },
+            |r, best| {
+                leaf_best(r, best);
+                with_bounds = *best;
+                ControlFlow::Continue(())
+            },
+        );
         if boxes.is_empty() {
             assert!(order.is_empty() && v.ranges.is_empty(), "{what}");
         } else {
             assert_eq!(f64::from(found), brute as f32 as f64, "{what}: best-first");
             assert_eq!(binary, found, "{what}: binary best-first");
             assert_eq!(near_first, found, "{what}: nearest-first");
+            assert_eq!(with_bounds, found, "{what}: nearest-first with bounds");
         }
         // A limit below the nearest distance visits nothing; at it, some leaf.
         if brute > 1e-3 {

@@ -225,21 +225,46 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
     where
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
+        self.traverse_nearest_first_with(p, max_dist2, |_, _, _| {}, leaf);
+    }
+
+    /// [`WideBvh::traverse_nearest_first`] with the caller's own lower bounds on top of the
+    /// boxes': at each node, `bound(node, within, &mut d)` gets the node's index, the mask
+    /// of its slots whose box is within reach, and their squared box distances `d`, and
+    /// may raise any of those (a tighter lower bound of the squared distance from `p` to
+    /// the slot's primitives, for example from a shape the caller keeps per slot). A bound
+    /// above the true squared distance of a primitive would hide it.
+    pub fn traverse_nearest_first_with<B, F>(
+        &self,
+        p: &Point3<Real>,
+        max_dist2: Real,
+        bound: B,
+        leaf: F,
+    ) where
+        B: FnMut(usize, u32, &mut [Real; N]),
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
         if self.nodes.is_empty() || max_dist2.is_nan() || !p.iter().all(|c| c.is_finite()) {
             return;
         }
         // A node pushes at most N slots and pops one, so the stack never holds more than
         // depth * (N - 1) + 1 <= MAX_DEPTH * (N - 1) + 1 entries (wide depth <= binary depth).
         if N <= 8 {
-            self.nearest_first_in::<F, { 7 * MAX_DEPTH + 1 }>(p, max_dist2, leaf);
+            self.nearest_first_in::<B, F, { 7 * MAX_DEPTH + 1 }>(p, max_dist2, bound, leaf);
         } else {
-            self.nearest_first_in::<F, { 31 * MAX_DEPTH + 1 }>(p, max_dist2, leaf);
+            self.nearest_first_in::<B, F, { 31 * MAX_DEPTH + 1 }>(p, max_dist2, bound, leaf);
         }
     }
 
     #[inline(always)]
-    fn nearest_first_in<F, const CAP: usize>(&self, p: &Point3<Real>, max_dist2: Real, mut leaf: F)
-    where
+    fn nearest_first_in<B, F, const CAP: usize>(
+        &self,
+        p: &Point3<Real>,
+        max_dist2: Real,
+        mut bound: B,
+        mut leaf: F,
+    ) where
+        B: FnMut(usize, u32, &mut [Real; N]),
         F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
     {
         let nodes = &self.nodes[..];
@@ -248,7 +273,14 @@ impl<const N: usize, L: WideLayout<N>> WideBvh<N, L> {
         let mut cur = 0usize;
         loop {
             let node = &nodes[cur];
-            let d = dist2(node, p);
+            let mut d = dist2(node, p);
+            let mut reach = 0u32;
+            for (i, &di) in d.iter().enumerate() {
+                if di <= best2 {
+                    reach |= 1 << i;
+                }
+            }
+            bound(cur, reach & node.used_mask(), &mut d);
             // The used slots within reach go on the stack, the nearest last (popped next).
             let mut within = node.used_mask();
             let mut near = usize::MAX;

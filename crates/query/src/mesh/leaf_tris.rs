@@ -134,43 +134,6 @@ impl LeafTriangles {
         }
     }
 
-    /// The group-start bit set: bit `s` set when a group starts at slot `s`.
-    pub(crate) fn starts(&self) -> &[u64] {
-        &self.starts
-    }
-
-    /// Calls `f` with the corners of each group's triangles, groups in slot order.
-    pub(crate) fn for_each_group(&self, mut f: impl FnMut(usize, &[[Point3<Real>; 3]])) {
-        let mut buf = [[Point3::origin(); 3]; GROUP];
-        let mut start = None;
-        let mut flush = |s: usize, end: usize| {
-            let n = (end - s).min(GROUP);
-            let g: &[f32; 9 * GROUP] = self.rows[9 * s..][..9 * GROUP]
-                .try_into()
-                .expect("9 * GROUP floats");
-            for (j, b) in buf[..n].iter_mut().enumerate() {
-                *b = lane_corners(g, n, j);
-            }
-            f(s, &buf[..n]);
-        };
-        for (w, &bits) in self.starts.iter().enumerate() {
-            let mut bits = bits;
-            while bits != 0 {
-                let s = 64 * w + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if s >= self.len {
-                    break;
-                }
-                if let Some(prev) = start.replace(s) {
-                    flush(prev, s);
-                }
-            }
-        }
-        if let Some(prev) = start {
-            flush(prev, self.len);
-        }
-    }
-
     /// The rows of the group starting at slot `start`, through the end of the array (the
     /// kernel reads past a short group).
     #[inline(always)]
@@ -265,7 +228,6 @@ impl LeafTriangles {
         p: &Point3<Real>,
         scale: Real,
         bound: &mut Real,
-        disks: &super::group_disks::GroupDisks,
         mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
     ) {
         let q = [p.x, p.y, p.z];
@@ -277,10 +239,6 @@ impl LeafTriangles {
             r * r
         };
         for (start, n) in groups(range) {
-            // A tilted, nearly flat group whose disk is out of reach: no triangle bound.
-            if disks.enabled() && disks.useful(start) && disks.lower2(start, q) > reach(*bound) {
-                continue;
-            }
             let g: &[f32; 9 * GROUP] = self.rows[9 * start..][..9 * GROUP]
                 .try_into()
                 .expect("9 * GROUP floats");

@@ -19,12 +19,12 @@
 mod all_hits;
 mod batch;
 mod error;
-mod group_disks;
 pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
 pub(crate) mod presplit;
 mod ray;
+mod slot_disks;
 pub(crate) mod solid;
 mod tree;
 mod triangle_kernel;
@@ -109,9 +109,9 @@ pub struct Mesh {
     /// The far-field winding-number expansions, built at the first solid query and dropped
     /// when the vertices move.
     pub(crate) winding: std::sync::OnceLock<solid::WindingTree>,
-    /// The groups' thick disks for the nearest-point search, built at the first such search
-    /// and dropped when the vertices move.
-    pub(crate) disks: std::sync::OnceLock<group_disks::GroupDisks>,
+    /// The tree slots' thick disks for the nearest-point search, built at the first such
+    /// search and dropped when the vertices move or the tree changes layout.
+    pub(crate) disks: std::sync::OnceLock<slot_disks::SlotDisks>,
 }
 
 impl Mesh {
@@ -386,7 +386,7 @@ impl Mesh {
     /// of padding, the 8-wide tree (256 bytes per node, 128 when compact), and the struct
     /// itself. [`Mesh::update_positions`] adds nothing. Not counted: what the solid and
     /// distance queries build at their first use (the winding-number expansions, and a
-    /// 32-byte disk per group of up to 8 leaf triangles for the nearest-point search).
+    /// 32-byte disk per slot of the tree for the nearest-point search).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;

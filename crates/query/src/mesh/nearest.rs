@@ -66,30 +66,38 @@ impl Mesh {
         let max2 = max_distance * max_distance;
         let scale = self.nearest_scale(p);
         let prims = &self.prims[..];
-        let disks = self
-            .disks
-            .get_or_init(|| super::group_disks::GroupDisks::build(&self.tris));
+        let disks = self.disks.get_or_init(|| {
+            super::with_tree!(&self.wide, t => super::slot_disks::SlotDisks::build(t, &self.tris))
+        });
+        let q = [p.x, p.y, p.z];
+        let slack = 1e-5 * scale;
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best_prim = u32::MAX;
         // Depth first, nearer slots first, pruning every box farther than the best point:
         // cheaper than a priority queue for one query point, and allocation-free.
-        self.wide.traverse_nearest_first(p, max2, |range, best2| {
-            // Triangles whose box is farther than the best point are rejected inside, 8 at a
-            // time (a lower bound).
-            self.tris
-                .for_each_near(range, p, scale, best2, disks, |pos, [a, b, c], best2| {
-                    let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
-                        return;
-                    };
-                    let d2 = proj.distance_squared;
-                    if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
-                        *best2 = d2;
-                        best_prim = prims[pos];
-                        best = Some((proj, pos));
-                    }
-                });
-            ControlFlow::Continue(())
-        });
+        let bound = |k: usize, within: u32, d: &mut [Real; 8]| {
+            if !disks.is_empty() {
+                disks.raise(k, within, q, slack, d);
+            }
+        };
+        self.wide
+            .traverse_nearest_first_with(p, max2, bound, |range, best2| {
+                // Triangles whose box is farther than the best point are rejected inside, 8 at a
+                // time (a lower bound).
+                self.tris
+                    .for_each_near(range, p, scale, best2, |pos, [a, b, c], best2| {
+                        let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
+                            return;
+                        };
+                        let d2 = proj.distance_squared;
+                        if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
+                            *best2 = d2;
+                            best_prim = prims[pos];
+                            best = Some((proj, pos));
+                        }
+                    });
+                ControlFlow::Continue(())
+            });
         let (proj, pos) = best?;
         let near = NearestPoint {
             point: proj.point,

@@ -187,6 +187,21 @@ impl MeshTree {
         with_tree!(self, t => t.traverse_nearest_first(p, max_dist2, leaf));
     }
 
+    /// See [`raypick_bvh::wide::WideBvh::traverse_nearest_first_with`].
+    #[inline(always)]
+    pub(crate) fn traverse_nearest_first_with<B, F>(
+        &self,
+        p: &Point3<Real>,
+        max_dist2: Real,
+        bound: B,
+        leaf: F,
+    ) where
+        B: FnMut(usize, u32, &mut [Real; 8]),
+        F: FnMut(Range<usize>, &mut Real) -> ControlFlow<()>,
+    {
+        with_tree!(self, t => t.traverse_nearest_first_with(p, max_dist2, bound, leaf));
+    }
+
     /// See [`raypick_bvh::wide::WideBvh::refit_by_leaf`].
     pub(crate) fn refit_by_leaf<F>(&mut self, leaf_box: F) -> Result<(), WideRefitError>
     where
