@@ -24,11 +24,57 @@ struct Disk {
     radius: f32,
 }
 
+/// The disks of one node's 8 slots as lanes, for one pass over all of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+struct NodeDisks {
+    c: [[f32; 8]; 3],
+    n: [[f32; 8]; 3],
+    half: [f32; 8],
+    radius: [f32; 8],
+}
+
+const _: () = assert!(size_of::<NodeDisks>() == 256);
+
+impl NodeDisks {
+    fn set(&mut self, i: usize, d: &Disk) {
+        for k in 0..3 {
+            self.c[k][i] = d.c[k];
+            self.n[k][i] = d.n[k];
+        }
+        self.half[i] = d.half;
+        self.radius[i] = d.radius;
+    }
+
+    /// [`Disk::lower2`] on every lane, branch-free (it compiles to SIMD).
+    #[inline(always)]
+    fn lower2(&self, p: [f32; 3], grow: f32) -> [f32; 8] {
+        let mut out = [0.0; 8];
+        for (i, out) in out.iter_mut().enumerate() {
+            let v = [
+                p[0] - self.c[0][i],
+                p[1] - self.c[1][i],
+                p[2] - self.c[2][i],
+            ];
+            let n = [self.n[0][i], self.n[1][i], self.n[2][i]];
+            let h = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+            let t = [v[0] - h * n[0], v[1] - h * n[1], v[2] - h * n[2]];
+            let t = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
+            let up = h.abs() - (self.half[i] + grow);
+            let up = if up > 0.0 { up } else { 0.0 };
+            let off = t - (self.radius[i] + grow);
+            let off = if off > 0.0 { off } else { 0.0 };
+            *out = up * up + off * off;
+        }
+        out
+    }
+}
+
 /// The disks of every slot of a mesh's tree (8 per node), and which of them to test.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SlotDisks {
-    /// Slot `i` of node `k` at `8 * k + i`.
-    disks: Vec<Disk>,
+    /// Node `k`'s slots at `k`.
+    disks: Vec<NodeDisks>,
     /// Bit `i` of node `k` set when that slot's disk is thinner than a quarter of its box's
     /// smallest extent (a tilted, nearly flat patch): only those are tested.
     useful: Vec<u8>,
@@ -53,7 +99,7 @@ impl SlotDisks {
     pub(crate) fn build<L: WideLayout<8>>(tree: &WideBvh<8, L>, tris: &LeafTriangles) -> Self {
         let nodes = tree.nodes();
         let mut out = Self {
-            disks: vec![Disk::default(); 8 * nodes.len()],
+            disks: vec![NodeDisks::default(); nodes.len()],
             useful: vec![0; nodes.len()],
         };
         if nodes.is_empty() {
@@ -93,7 +139,7 @@ impl SlotDisks {
                 WideChild::Node(_) => return None,
             };
             *used += 1;
-            self.disks[8 * k + i] = s.disk;
+            self.disks[k].set(i, &s.disk);
             if s.tighter() {
                 self.useful[k] |= 1 << i;
                 *useful += 1;
@@ -114,13 +160,14 @@ impl SlotDisks {
         let Some(&bits) = self.useful.get(k) else {
             return;
         };
-        let mut m = within & u32::from(bits);
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let r2 = self.disks[8 * k + i].lower2(p, slack);
-            if r2 > d[i] {
-                d[i] = r2;
+        let m = within & u32::from(bits);
+        if m == 0 {
+            return;
+        }
+        let lower = self.disks[k].lower2(p, slack);
+        for (i, (d, lower)) in d.iter_mut().zip(lower).enumerate() {
+            if m & (1 << i) != 0 && lower > *d {
+                *d = lower;
             }
         }
     }
@@ -251,23 +298,6 @@ impl Disk {
             radius: up(radius),
         }
     }
-
-    /// The squared distance from `p` to the cylinder grown by `grow` in height and radius,
-    /// in f32.
-    #[inline(always)]
-    fn lower2(&self, p: [f32; 3], grow: f32) -> f32 {
-        let v = [p[0] - self.c[0], p[1] - self.c[1], p[2] - self.c[2]];
-        let h = v[0] * self.n[0] + v[1] * self.n[1] + v[2] * self.n[2];
-        let t = [
-            v[0] - h * self.n[0],
-            v[1] - h * self.n[1],
-            v[2] - h * self.n[2],
-        ];
-        let t = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
-        let up = (h.abs() - (self.half + grow)).max(0.0);
-        let out = (t - (self.radius + grow)).max(0.0);
-        up * up + out * out
-    }
 }
 
 /// `v`'s component along the unit `n` and its distance from the line along `n`.
@@ -298,6 +328,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use raypick_primitives::{point_triangle, Triangle};
+
+    /// `d`'s squared distance as the search computes it: in one lane of a node's disks.
+    fn lane(d: &Disk, p: [f32; 3], grow: f32) -> f32 {
+        let mut node = NodeDisks::default();
+        node.set(5, d);
+        node.lower2(p, grow)[5]
+    }
 
     fn point() -> impl Strategy<Value = Point3<Real>> {
         (-4.0f32..4.0, -4.0f32..4.0, -4.0f32..4.0).prop_map(|(x, y, z)| Point3::new(x, y, z))
@@ -388,7 +425,7 @@ mod tests {
                 .chain([&p])
                 .flat_map(|v| [v.x.abs(), v.y.abs(), v.z.abs()])
                 .fold(0.0f32, f32::max);
-            let bound = f64::from(d.lower2([p.x, p.y, p.z], 1e-5 * scale)).sqrt();
+            let bound = f64::from(lane(&d, [p.x, p.y, p.z], 1e-5 * scale)).sqrt();
             prop_assert!(bound <= exact, "{bound} > {exact}");
         }
     }
@@ -417,11 +454,11 @@ mod tests {
         assert!(d.half < 1e-6, "{d:?}");
         // Half a unit above the square's middle, along its normal: distance 0.5.
         let m = Point3::new(0.5 * s + 0.5 * s, 0.5, 0.5 * s - 0.5 * s);
-        let bound = d.lower2([m.x, m.y, m.z], 0.0).sqrt();
+        let bound = lane(&d, [m.x, m.y, m.z], 0.0).sqrt();
         assert!((bound - 0.5).abs() < 1e-5, "{bound}");
         // The box [0, s] x [0, 1] x [0, s] holds this point (distance 0 to the box), but
         // it lies 0.1 * sqrt 2 off the patch's plane.
         let q = Point3::new(0.5, 0.5, 0.3);
-        assert!(d.lower2([q.x, q.y, q.z], 0.0).sqrt() > 0.14);
+        assert!(lane(&d, [q.x, q.y, q.z], 0.0).sqrt() > 0.14);
     }
 }
