@@ -12,6 +12,7 @@ use raypick_bvh::wide::{WideBvh, WideChild, WideLayout};
 use raypick_primitives::{Point3, Real};
 
 use super::leaf_tris::LeafTriangles;
+use super::solid::angle::{cross, dot, sub};
 
 /// A cylinder: center, axis (unit up to f32 rounding), half height and radius. Every point
 /// `v` it holds has `|n . (v - c)| <= half` and `|(v - c) - n (n . (v - c))| <= radius`,
@@ -305,22 +306,6 @@ fn split(v: [f64; 3], n: [f64; 3]) -> (f64, f64) {
     let h = dot(v, n);
     let t = [v[0] - h * n[0], v[1] - h * n[1], v[2] - h * n[2]];
     (h, dot(t, t).sqrt())
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 #[cfg(test)]

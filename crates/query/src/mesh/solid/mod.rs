@@ -1,7 +1,7 @@
 //! Solid queries on a [`Mesh`](super::Mesh): generalized winding number, inside/outside,
 //! signed distance, sampled on points (singly or in parallel batches) or on grids.
 
-mod angle;
+pub(crate) mod angle;
 mod expansion;
 mod grid;
 mod lanes;
