@@ -27,7 +27,10 @@ impl Mesh {
     ///
     /// Exactly the minimum of [`raypick_primitives::point_triangle()`] over all triangles
     /// (computed in f64, rounded to f32), found by a depth-first traversal, nearer child
-    /// first, that prunes every box farther than the best point so far. Among triangles at exactly the same distance the lowest index wins.
+    /// first, that prunes every slot of the tree whose box, or whose thick disk around its
+    /// triangles (on tilted, nearly flat patches, where the box stands off the surface), is
+    /// farther than the best point so far. The first search builds the disks (32 bytes per
+    /// slot; dropped when the vertices move). Among triangles at exactly the same distance the lowest index wins.
     /// Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
     /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. Allocates
     /// nothing.

@@ -10,6 +10,7 @@
 
 use raypick_bvh::wide::{WideBvh, WideChild, WideLayout};
 use raypick_primitives::{Point3, Real};
+use smallvec::SmallVec;
 
 use super::leaf_tris::LeafTriangles;
 use super::solid::angle::{cross, dot, sub};
@@ -126,12 +127,12 @@ impl SlotDisks {
         useful: &mut usize,
     ) -> Option<Summary> {
         let node = tree.nodes().get(k)?;
-        let mut slots = Vec::with_capacity(8);
+        let mut slots: SmallVec<[Summary; 8]> = SmallVec::new();
         for i in 0..8 {
             let s = match node.child(i) {
                 WideChild::Empty => continue,
                 WideChild::Leaf(range) => {
-                    let corners: Vec<[Point3<Real>; 3]> = tris.leaf(range).collect();
+                    let corners: SmallVec<[[Point3<Real>; 3]; 16]> = tris.leaf(range).collect();
                     Summary::of_corners(&corners)
                 }
                 WideChild::Node(c) if c > k && depth < 128 => {
