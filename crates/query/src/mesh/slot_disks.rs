@@ -48,7 +48,8 @@ impl NodeDisks {
         self.radius[i] = d.radius;
     }
 
-    /// [`Disk::lower2`] on every lane, branch-free (it compiles to SIMD).
+    /// The squared distance from `p` to each lane's cylinder grown by `grow` in height and
+    /// radius, in f32, branch-free (it compiles to SIMD).
     #[inline(always)]
     fn lower2(&self, p: [f32; 3], grow: f32) -> [f32; 8] {
         let mut out = [0.0; 8];
