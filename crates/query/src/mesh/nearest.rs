@@ -30,8 +30,8 @@ impl Mesh {
     /// first, that prunes every slot of the tree whose box, or whose thick disk around its
     /// triangles (on tilted, nearly flat patches, where the box stands off the surface), is
     /// farther than the best point so far. The first search builds the disks (32 bytes per
-    /// slot; dropped when the vertices move). Among triangles at exactly the same distance the lowest index wins.
-    /// Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
+    /// slot; dropped when the vertices move). Among triangles at exactly the same distance
+    /// the lowest index wins. Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
     /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. Allocates
     /// nothing.
     ///
@@ -76,13 +76,10 @@ impl Mesh {
         let slack = 1e-5 * scale;
         let mut best: Option<(PointTriangleProjection, usize)> = None;
         let mut best_prim = u32::MAX;
-        // Depth first, nearer slots first, pruning every box farther than the best point:
-        // cheaper than a priority queue for one query point, and allocation-free.
-        let bound = |k: usize, within: u32, d: &mut [Real; 8]| {
-            if !disks.is_empty() {
-                disks.raise(k, within, q, slack, d);
-            }
-        };
+        // Depth first, nearer slots first, pruning every slot whose box or disk is farther
+        // than the best point: cheaper than a priority queue for one query point, and
+        // allocation-free.
+        let bound = |k: usize, within: u32, d: &mut [Real; 8]| disks.raise(k, within, q, slack, d);
         self.wide
             .traverse_nearest_first_with(p, max2, bound, |range, best2| {
                 // Triangles whose box is farther than the best point are rejected inside, 8 at a

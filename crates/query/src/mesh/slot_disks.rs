@@ -152,12 +152,12 @@ impl SlotDisks {
         Summary::merge(&slots)
     }
 
-    /// Raises `d[i]`, for each slot `i` of node `k` in `within` with a useful disk, to the
-    /// squared distance from `p` to that disk grown by `slack` in height and radius (which
-    /// holds the disk's `slack`-neighbourhood, so the distance drops by at least `slack`:
-    /// more than the f32 rounding of the distance, at most `1e-5 * scale` where `scale` is
-    /// at least every coordinate's magnitude). Never above the squared distance of a
-    /// triangle in the slot.
+    /// Raises `d[i]`, for each slot `i` of node `k` in `within` with a useful disk (none on
+    /// a mesh whose disks were not worth keeping), to the squared distance from `p` to that
+    /// disk grown by `slack` in height and radius (which holds the disk's
+    /// `slack`-neighbourhood, so the distance drops by at least `slack`: more than the f32
+    /// rounding of the distance, at most `1e-5 * scale` where `scale` is at least every
+    /// coordinate's magnitude). Never above the squared distance of a triangle in the slot.
     #[inline(always)]
     pub(crate) fn raise(&self, k: usize, within: u32, p: [f32; 3], slack: f32, d: &mut [f32; 8]) {
         let Some(&bits) = self.useful.get(k) else {
@@ -173,11 +173,6 @@ impl SlotDisks {
                 *d = lower;
             }
         }
-    }
-
-    /// True when no slot's disk is tested (the mesh's slots are not flat enough).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.useful.is_empty()
     }
 }
 

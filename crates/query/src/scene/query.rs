@@ -284,8 +284,11 @@ impl Scene {
             // `t`, so that an object hit at exactly `t_min` or the current `t_max` is still
             // visited.
             let (o, d) = (ray.origin, ray.dir);
-            let extent = crate::mesh::ray_extent(&bvh.bounds(), [o.x, o.y, o.z], [d.x, d.y, d.z]);
-            let widen = |t_max| crate::mesh::traversal_range(t_min, t_max, extent);
+            let widen = |t_max| {
+                crate::mesh::traversal_range(t_min, t_max, || {
+                    crate::mesh::ray_extent(&bvh.bounds(), [o.x, o.y, o.z], [d.x, d.y, d.z])
+                })
+            };
             let (lo, hi) = widen(t_max);
             bvh.traverse_ray(ray, lo, hi, |range, tm| {
                 for pos in range {

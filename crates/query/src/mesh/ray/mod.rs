@@ -82,7 +82,8 @@ fn prune_bound(t: Real) -> Real {
 }
 
 /// The interval for the traversal's box tests on a query over `[t_min, t_max]`, for a ray
-/// whose [`ray_extent`] over the tree's root box is `extent`.
+/// whose [`ray_extent`] over the tree's root box `extent()` gives (asked only when the
+/// interval is not the default).
 ///
 /// The kernel's `t` rounds differently from a box's entry, by more where a triangle reaches
 /// far along the ray from the hit (the cancellation in its barycentric sum), so that a box
@@ -91,10 +92,15 @@ fn prune_bound(t: Real) -> Real {
 /// each hit's reported `t`, so a hit at exactly `t_min` or `t_max` counts. The default
 /// `[0, inf]` stays as it is: the box tests' padded exits already keep a hit at `t = 0`.
 #[inline(always)]
-pub(crate) fn traversal_range(t_min: Real, t_max: Real, extent: Real) -> (Real, Real) {
+pub(crate) fn traversal_range(
+    t_min: Real,
+    t_max: Real,
+    extent: impl FnOnce() -> Real,
+) -> (Real, Real) {
     if t_min == 0.0 && t_max == Real::INFINITY {
         return (t_min, t_max);
     }
+    let extent = extent();
     let pad = |t: Real| (t.abs() + extent) * (1.0 / 4096.0);
     (t_min - pad(t_min), t_max + pad(t_max))
 }
@@ -442,11 +448,10 @@ impl TriangleRay {
     /// [`traversal_range`] for this ray on `mesh`.
     #[inline(always)]
     pub(crate) fn traversal_range(&self, mesh: &Mesh, t_min: Real, t_max: Real) -> (Real, Real) {
-        if t_min == 0.0 && t_max == Real::INFINITY {
-            return (t_min, t_max);
-        }
         let w = self.w();
-        traversal_range(t_min, t_max, ray_extent(&mesh.bounds(), w.origin, w.dir()))
+        traversal_range(t_min, t_max, || {
+            ray_extent(&mesh.bounds(), w.origin, w.dir())
+        })
     }
 }
 

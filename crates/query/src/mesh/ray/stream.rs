@@ -39,10 +39,10 @@ impl<S: LeafSink> StreamRay for Streamed<'_, S> {
 }
 
 impl Mesh {
-    /// The rays of `rays` as a stream, each with the sink `sink(ray, widened t_max)` makes;
+    /// The rays of `rays` as a stream, each with the sink `sink(widened t_max)` makes;
     /// `done(index, sink)` gets each ray's final sink (invalid rays included, untouched).
-    /// The stream's own interval is the union of the rays' widened ones
-    /// ([`traversal_range`]).
+    /// The stream's interval, and every sink's bound, is the union of the rays' widened
+    /// ones ([`traversal_range`]): at least each ray's own, and the sinks decide on `t`.
     #[inline(always)]
     fn stream<'a, S: LeafSink + 'a>(
         &'a self,
@@ -53,30 +53,25 @@ impl Mesh {
         mut done: impl FnMut(usize, S),
     ) {
         let (mut lo, mut hi) = (query.t_min, query.t_max);
-        if !(lo == 0.0 && hi == Real::INFINITY) {
-            let bounds = self.bounds();
-            for ray in rays.iter().filter(|r| r.is_valid()) {
-                let o = ray.origin;
-                let d = ray.dir;
-                let extent = ray_extent(&bounds, [o.x, o.y, o.z], [d.x, d.y, d.z]);
-                let (l, h) = traversal_range(query.t_min, query.t_max, extent);
-                (lo, hi) = (lo.min(l), hi.max(h));
-            }
+        let mut bounds = None;
+        for ray in rays.iter().filter(|r| r.is_valid()) {
+            let (o, d) = (ray.origin, ray.dir);
+            let (l, h) = traversal_range(query.t_min, query.t_max, || {
+                let b = bounds.get_or_insert_with(|| self.bounds());
+                ray_extent(b, [o.x, o.y, o.z], [d.x, d.y, d.z])
+            });
+            (lo, hi) = (lo.min(l), hi.max(h));
         }
-        let mut next = rays.iter().enumerate().map(|(index, ray)| {
-            let k = TriangleRay::new(ray);
-            let (_, bound) = k.traversal_range(self, query.t_min, query.t_max);
-            Streamed {
-                v: Leaves {
-                    mesh: self,
-                    k,
-                    t_min: query.t_min,
-                    cull: query.cull,
-                    lanes: LaneHits::default(),
-                    sink: sink(bound),
-                },
-                index,
-            }
+        let mut next = rays.iter().enumerate().map(|(index, ray)| Streamed {
+            v: Leaves {
+                mesh: self,
+                k: TriangleRay::new(ray),
+                t_min: query.t_min,
+                cull: query.cull,
+                lanes: LaneHits::default(),
+                sink: sink(hi),
+            },
+            index,
         });
         with_tree!(&self.wide, t => t.traverse_stream(
             if ordered {
