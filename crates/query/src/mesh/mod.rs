@@ -23,7 +23,7 @@ pub(crate) mod leaf_tris;
 mod nearest;
 mod overlap;
 pub(crate) mod presplit;
-mod ray;
+pub(crate) mod ray;
 mod slot_disks;
 pub(crate) mod solid;
 mod tree;
@@ -112,6 +112,9 @@ pub struct Mesh {
     /// The tree slots' thick disks for the nearest-point search, built at the first such
     /// search and dropped when the vertices move or the tree changes layout.
     pub(crate) disks: std::sync::OnceLock<slot_disks::SlotDisks>,
+    /// The tree's root box, for the ray queries' test of rays passing beside the mesh; set
+    /// wherever the tree changes.
+    pub(crate) reach: ray::RootReach,
 }
 
 impl Mesh {
@@ -185,6 +188,7 @@ impl Mesh {
         let wide = wide?;
         let n = positions.len();
         Ok(Mesh {
+            reach: ray::RootReach::new(&wide.bounds()),
             wide,
             prims,
             tris,
@@ -236,11 +240,13 @@ impl Mesh {
             let mut plain = Bvh8::from_compact(c);
             plain.refit_by_leaf(|r| boxes.leaf(r))?;
             self.wide = MeshTree::Plain(plain);
+            self.reach = ray::RootReach::new(&self.wide.bounds());
             return Ok(());
         }
         // Finite vertices give finite, ordered leaf boxes, so this cannot fail; were it to,
         // the error is reported rather than a panic.
         self.wide.refit_by_leaf(|r| boxes.leaf(r))?;
+        self.reach = ray::RootReach::new(&self.wide.bounds());
         Ok(())
     }
 
@@ -375,6 +381,7 @@ impl Mesh {
             }
         };
         self.wide = MeshTree::with_threshold(plain, layout, compact_from)?;
+        self.reach = ray::RootReach::new(&self.wide.bounds());
         self.layout = layout;
         self.winding = std::sync::OnceLock::new();
         self.disks = std::sync::OnceLock::new();

@@ -220,3 +220,55 @@ pub(crate) fn eval_far8(
         _ => lanes.eval_far(q, ratio2),
     }
 }
+
+/// [`misses_scalar`](crate::mesh::ray::reach::misses_scalar) on SSE lanes (x, y, z and a zero
+/// lane): the same f32 operations, so the same answer (`reach`'s tests compare them).
+#[inline(always)]
+pub(crate) fn misses_reach(
+    o: [f32; 4],
+    d: [f32; 4],
+    center: [f32; 4],
+    half: [f32; 4],
+    ahead: bool,
+) -> bool {
+    use super::ray::reach::{FLUSH, LARGEST, PAD, SMALLEST};
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86_64 baseline, and no intrinsic here touches memory.
+    unsafe {
+        let v = |a: [f32; 4]| _mm_set_ps(a[3], a[2], a[1], a[0]);
+        // Lanes (y, z, x, -) and (z, x, y, -): each axis's next and previous one.
+        let next = |a: __m128| _mm_shuffle_ps::<0b11_00_10_01>(a, a);
+        let prev = |a: __m128| _mm_shuffle_ps::<0b11_01_00_10>(a, a);
+        // The largest of lanes 0-2, in each of them.
+        let max3 = |a: __m128| _mm_max_ps(_mm_max_ps(a, next(a)), prev(a));
+        let sign = _mm_set1_ps(-0.0);
+        let abs = |a: __m128| _mm_andnot_ps(sign, a);
+        let (o, d) = (v(o), v(d));
+        let largest = max3(abs(d));
+        let far = max3(abs(o));
+        let ok = _mm_and_ps(
+            _mm_and_ps(
+                _mm_cmpge_ps(largest, _mm_set1_ps(SMALLEST)),
+                _mm_cmple_ps(largest, _mm_set1_ps(LARGEST)),
+            ),
+            _mm_cmple_ps(far, _mm_set1_ps(LARGEST)),
+        );
+        let floor = _mm_mul_ps(largest, _mm_set1_ps(FLUSH));
+        let d = _mm_and_ps(d, _mm_cmpge_ps(abs(d), floor));
+        let ad = abs(d);
+        let w = _mm_sub_ps(o, v(center));
+        let h = _mm_add_ps(v(half), _mm_mul_ps(far, _mm_set1_ps(PAD)));
+        let away = _mm_and_ps(
+            _mm_cmpgt_ps(abs(w), h),
+            _mm_cmpge_ps(_mm_mul_ps(w, d), _mm_setzero_ps()),
+        );
+        let away = _mm_and_ps(away, _mm_castsi128_ps(_mm_set1_epi32(-i32::from(ahead))));
+        let cross = abs(_mm_sub_ps(
+            _mm_mul_ps(next(w), prev(d)),
+            _mm_mul_ps(prev(w), next(d)),
+        ));
+        let reach = _mm_add_ps(_mm_mul_ps(next(h), prev(ad)), _mm_mul_ps(prev(h), next(ad)));
+        let miss = _mm_and_ps(ok, _mm_or_ps(away, _mm_cmpgt_ps(cross, reach)));
+        _mm_movemask_ps(miss) & 7 != 0
+    }
+}

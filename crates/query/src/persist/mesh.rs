@@ -229,6 +229,7 @@ impl Mesh {
             )));
         }
         Ok(Mesh {
+            reach: crate::mesh::ray::RootReach::new(&wide.bounds()),
             wide,
             prims,
             tris,

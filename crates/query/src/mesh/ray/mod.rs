@@ -162,6 +162,9 @@ impl Mesh {
     /// ```
     #[must_use]
     pub fn closest_hit(&self, ray: &Ray, query: &RayQuery) -> Option<Hit> {
+        if self.reach.misses(ray, query.t_min) {
+            return None;
+        }
         let k = TriangleRay::new(ray);
         if !k.valid() {
             return None;
@@ -174,6 +177,9 @@ impl Mesh {
     /// The same edge cases as [`Mesh::closest_hit`]; allocates nothing.
     #[must_use]
     pub fn any_hit(&self, ray: &Ray, query: &RayQuery) -> bool {
+        if self.reach.misses(ray, query.t_min) {
+            return false;
+        }
         let k = TriangleRay::new(ray);
         if !k.valid() {
             return false;
@@ -209,6 +215,9 @@ impl Mesh {
     /// allocation-free once it has grown to the largest hit count.
     pub fn all_hits_into(&self, ray: &Ray, query: &RayQuery, out: &mut Vec<Hit>) {
         out.clear();
+        if self.reach.misses(ray, query.t_min) {
+            return;
+        }
         let k = TriangleRay::new(ray);
         if !k.valid() {
             return;
@@ -611,4 +620,6 @@ fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
 }
 
 mod crossings;
+pub(crate) mod reach;
+pub(crate) use reach::RootReach;
 mod stream;

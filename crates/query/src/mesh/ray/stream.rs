@@ -50,7 +50,7 @@ impl Mesh {
         query: &RayQuery,
         ordered: bool,
         sink: impl Fn(Real) -> S,
-        mut done: impl FnMut(usize, S),
+        done: impl FnMut(usize, S),
     ) {
         let (mut lo, mut hi) = (query.t_min, query.t_max);
         let mut bounds = None;
@@ -62,16 +62,24 @@ impl Mesh {
             });
             (lo, hi) = (lo.min(l), hi.max(h));
         }
-        let mut next = rays.iter().enumerate().map(|(index, ray)| Streamed {
-            v: Leaves {
-                mesh: self,
-                k: TriangleRay::new(ray),
-                t_min: query.t_min,
-                cull: query.cull,
-                lanes: LaneHits::default(),
-                sink: sink(hi),
-            },
-            index,
+        // Rays passing beside the mesh get their untouched sink without joining the stream.
+        let done = std::cell::RefCell::new(done);
+        let mut next = rays.iter().enumerate().filter_map(|(index, ray)| {
+            if self.reach.misses(ray, query.t_min) {
+                (done.borrow_mut())(index, sink(hi));
+                return None;
+            }
+            Some(Streamed {
+                v: Leaves {
+                    mesh: self,
+                    k: TriangleRay::new(ray),
+                    t_min: query.t_min,
+                    cull: query.cull,
+                    lanes: LaneHits::default(),
+                    sink: sink(hi),
+                },
+                index,
+            })
         });
         with_tree!(&self.wide, t => t.traverse_stream(
             if ordered {
@@ -82,7 +90,7 @@ impl Mesh {
             lo,
             hi,
             || next.next(),
-            |s: Streamed<'_, S>| done(s.index, s.v.sink),
+            |s: Streamed<'_, S>| (done.borrow_mut())(s.index, s.v.sink),
         ));
     }
 
