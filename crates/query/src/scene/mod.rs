@@ -123,6 +123,9 @@ pub struct Scene {
     pub(crate) free: Vec<u32>,
     pub(crate) live: usize,
     top: Option<Bvh>,
+    /// The top-level tree's root box, for the ray queries' test of rays passing beside
+    /// every object in it; set wherever the tree is built or refit.
+    top_reach: crate::mesh::ray::RootReach,
     /// Slot of each top-level primitive (build order).
     top_slots: Vec<u32>,
     /// Slot of each top-level leaf-order position.

@@ -278,7 +278,11 @@ impl Scene {
     {
         let mut t_max = t_max;
         let mut stopped = false;
-        if let Some(bvh) = self.fresh_top() {
+        // A ray passing beside every object of the tree skips it (and its preparation).
+        if let Some(bvh) = self
+            .fresh_top()
+            .filter(|_| !self.top_reach().misses(ray, t_min))
+        {
             let leaf = self.top_leaf();
             // The boxes are tested on the interval widened past the rounding of the objects'
             // `t`, so that an object hit at exactly `t_min` or the current `t_max` is still

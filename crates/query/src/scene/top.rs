@@ -2,6 +2,7 @@
 //! up to date by [`Scene::update`] (a rebuild after additions and removals, a refit after
 //! moves), and what queries do while it is stale.
 
+use crate::mesh::ray::RootReach;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use raypick_bvh::{BuildConfig, Bvh};
@@ -61,11 +62,13 @@ impl Scene {
                     .iter()
                     .map(|&p| self.top_slots[p as usize])
                     .collect();
+                self.top_reach = RootReach::new(&bvh.bounds());
                 self.top = Some(bvh);
             }
             Err(_) => {
                 // Cannot happen for finite boxes; stay correct by testing everything.
                 self.top = None;
+                self.top_reach = RootReach::default();
                 self.top_leaf.clear();
                 self.unbounded.append(&mut self.top_slots);
             }
@@ -90,10 +93,17 @@ impl Scene {
             self.rebuild();
             return;
         }
+        self.top_reach = RootReach::new(&bvh.bounds());
         self.moved_dirty = false;
     }
 
     /// The top-level tree when it is up to date.
+    /// The top-level tree's root box, for [`RootReach::misses`]; meaningful only with
+    /// [`Scene::fresh_top`].
+    pub(crate) fn top_reach(&self) -> &RootReach {
+        &self.top_reach
+    }
+
     pub(crate) fn fresh_top(&self) -> Option<&Bvh> {
         if self.is_stale() {
             None

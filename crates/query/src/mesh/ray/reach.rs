@@ -77,6 +77,13 @@ pub(crate) struct RootReach {
     half: L4,
 }
 
+impl Default for RootReach {
+    /// The reach of an empty box: it never rejects.
+    fn default() -> Self {
+        Self::new(&Aabb::EMPTY)
+    }
+}
+
 impl RootReach {
     /// The reach of a tree whose root box is `b` (the union of the root node's slots).
     pub(crate) fn new(b: &Aabb) -> Self {
