@@ -295,7 +295,7 @@ impl Mesh {
     /// The bounding box of all triangles; [`Aabb::EMPTY`] for an empty mesh.
     #[must_use]
     pub fn bounds(&self) -> Aabb {
-        self.wide.bounds()
+        self.reach.bounds()
     }
 
     /// Leaf order: `prim_indices()[i]` is the original index of the triangle in leaf slot

@@ -75,6 +75,8 @@ pub(crate) struct RootReach {
     /// empty box, or one whose scale is outside `[2^-30, 2^30]` (the test then never
     /// rejects: the traversal decides).
     half: L4,
+    /// The box itself (what [`Mesh::bounds`](crate::Mesh::bounds) returns).
+    bounds: Aabb,
 }
 
 impl Default for RootReach {
@@ -108,7 +110,14 @@ impl RootReach {
         Self {
             center: [center[0] as Real, center[1] as Real, center[2] as Real, 0.0],
             half: [half[0], half[1], half[2], 0.0],
+            bounds: *b,
         }
+    }
+
+    /// The box this reach was made from.
+    #[inline(always)]
+    pub(crate) fn bounds(&self) -> Aabb {
+        self.bounds
     }
 
     /// True when `ray` certainly hits nothing in the box with `t >= t_min`: the line through
