@@ -201,6 +201,26 @@ pub(super) fn lower_bounds8(
     }
 }
 
+/// [`solid_angles8`](crate::mesh::solid::solid_angles8) in one AVX2 pass where `cpu` has it
+/// (the same f32 operations, without FMA; `sqrt` and division are correctly rounded on
+/// every path).
+#[inline(always)]
+pub(crate) fn solid_angles8(
+    cpu: Option<CpuPath>,
+    q: [f32; 3],
+    rows: &[[f32; 8]; 9],
+) -> ([f32; 8], u32) {
+    #[target_feature(enable = "avx2")]
+    fn avx2(q: [f32; 3], rows: &[[f32; 8]; 9]) -> ([f32; 8], u32) {
+        crate::mesh::solid::solid_angles8(q, rows)
+    }
+    match cpu {
+        // SAFETY: a `CpuPath` with `avx2()` is only made when the CPU has AVX2.
+        Some(c) if c.avx2() => unsafe { avx2(q, rows) },
+        _ => crate::mesh::solid::solid_angles8(q, rows),
+    }
+}
+
 /// [`ExpansionLanes::eval_far`](crate::mesh::solid::ExpansionLanes::eval_far) in one AVX2
 /// pass where `cpu` has it (the same f32 operations, without FMA).
 #[inline(always)]

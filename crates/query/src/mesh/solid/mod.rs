@@ -10,6 +10,7 @@ pub(crate) mod signed;
 mod tree;
 mod winding;
 
+pub(crate) use angle::solid_angles8;
 pub use grid::GridConfig;
 pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;

@@ -233,6 +233,9 @@ impl WindingTree {
         }
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();
+        #[cfg(not(target_arch = "x86_64"))]
+        let cpu = ();
+        let split = mesh.has_split_triangles();
         let mut stack: Stack = Stack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
@@ -254,18 +257,63 @@ impl WindingTree {
                 match child {
                     WideChild::Node(c) => stack.push(c),
                     WideChild::Leaf(r) => {
-                        for (pos, [a, b, c]) in r.clone().zip(mesh.tris.leaf(r)) {
-                            if mesh.is_secondary(pos) {
-                                continue;
-                            }
-                            let (w, on) = solid_angle(q, v64(&a), v64(&b), v64(&c));
-                            value += w;
-                            on_surface |= on;
-                        }
+                        let (w, on) = self.leaf_angles(mesh, r, p, q, split, cpu);
+                        value += w;
+                        on_surface |= on;
                     }
                     WideChild::Empty => {}
                 }
             }
+        }
+        (value, on_surface)
+    }
+
+    /// The solid angles of the leaf `r`'s triangles seen from `p` (`q` in f64), divided by
+    /// 4π, and whether `p` lies on one of them: 8 at a time in f32 lanes
+    /// ([`solid_angles8`](super::solid_angles8)), the lanes near their triangle in f64
+    /// ([`solid_angle`]). A pre-split triangle counts in its first slot only (`split`).
+    #[inline(always)]
+    fn leaf_angles(
+        &self,
+        mesh: &Mesh,
+        r: Range<usize>,
+        p: Point3<Real>,
+        q: V64,
+        split: bool,
+        #[cfg(target_arch = "x86_64")] cpu: Option<raypick_primitives::simd::CpuPath>,
+        #[cfg(not(target_arch = "x86_64"))] _cpu: (),
+    ) -> (f64, bool) {
+        use crate::mesh::leaf_tris::{groups, GROUP};
+        let (mut value, mut on_surface) = (0.0, false);
+        for (start, n) in groups(r) {
+            let g = mesh.tris.group_rows(start);
+            // Lanes past the group read the next rows or the array's zero tail (they are
+            // masked out below): `g` holds at least `9 * GROUP` floats.
+            let rows: [[f32; GROUP]; 9] = std::array::from_fn(|row| {
+                g[row * n..row * n + GROUP]
+                    .try_into()
+                    .expect("GROUP floats")
+            });
+            #[cfg(target_arch = "x86_64")]
+            let (w, doubt) =
+                crate::mesh::triangle_kernel_x86::solid_angles8(cpu, [p.x, p.y, p.z], &rows);
+            #[cfg(not(target_arch = "x86_64"))]
+            let (w, doubt) = super::solid_angles8([p.x, p.y, p.z], &rows);
+            let mut sum = 0.0f32;
+            for (l, w) in w.iter().enumerate().take(n) {
+                if split && mesh.is_secondary(start + l) {
+                    continue;
+                }
+                if doubt & (1 << l) == 0 {
+                    sum += w;
+                } else {
+                    let corner = |k: usize| std::array::from_fn(|a| f64::from(rows[3 * k + a][l]));
+                    let (w, on) = solid_angle(q, corner(0), corner(1), corner(2));
+                    value += w;
+                    on_surface |= on;
+                }
+            }
+            value += f64::from(sum);
         }
         (value, on_surface)
     }
