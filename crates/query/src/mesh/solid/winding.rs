@@ -58,7 +58,8 @@ impl Mesh {
     ///
     /// Other meshes, accuracy: within 1e-3 of the exact sum (absolute; measured at most
     /// 3.0e-4 on spheres, a torus, a cube, planes and a half sphere). Triangles near `p`
-    /// are summed exactly (their solid angles in f64); a cluster of triangles whose
+    /// are summed term by term (their solid angles in f32 where `p` is clear of the triangle,
+    /// within a few 1e-7 of a radian, and in f64 near it); a cluster of triangles whose
     /// bounding ball is more than 4 of its radii away is replaced by a second-order
     /// multipole expansion of its winding number (Barill et al. 2018, "Fast winding
     /// numbers for soups and clouds"), kept per slot of the mesh's tree. The expansions
