@@ -36,6 +36,8 @@ pub(crate) struct ExpansionLanes {
     /// with the pairs of [`Expansion`] (xx, yy, zz, xy, xz, yz).
     lin: [[f32; LANES]; 3],
     t: [[f32; LANES]; 18],
+    /// Bit `i` set for each used slot.
+    pub(crate) used: u32,
 }
 
 impl ExpansionLanes {
@@ -50,6 +52,7 @@ impl ExpansionLanes {
             m: [[0.0; LANES]; 9],
             lin: [[0.0; LANES]; 3],
             t: [[0.0; LANES]; 18],
+            used: (1u32 << slots.len().min(LANES)) - 1,
         };
         for (i, e) in slots.iter().enumerate().take(LANES) {
             for a in 0..3 {

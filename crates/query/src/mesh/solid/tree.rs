@@ -246,15 +246,12 @@ impl WindingTree {
             #[cfg(not(target_arch = "x86_64"))]
             let (far, sum) = self.lanes[n].eval_far(rel, ratio2);
             value += f64::from(sum);
-            for s in 0..W {
-                let child = node.child(s);
-                if child == WideChild::Empty {
-                    break;
-                }
-                if far & (1 << s) != 0 {
-                    continue;
-                }
-                match child {
+            // The slots within reach, in slot order.
+            let mut near = self.lanes[n].used & !far;
+            while near != 0 {
+                let s = near.trailing_zeros() as usize;
+                near &= near - 1;
+                match node.child(s) {
                     WideChild::Node(c) => stack.push(c),
                     WideChild::Leaf(r) => {
                         let (w, on) = self.leaf_angles(mesh, r, p, q, split, cpu);
