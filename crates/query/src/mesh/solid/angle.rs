@@ -180,9 +180,9 @@ mod tests {
             let offset = if round % 3 == 0 { 1e4 } else { 0.0 };
             let size = [1e-3, 0.1, 1.0][round % 3];
             let mut rows = [[0.0f32; 8]; 9];
-            for r in 0..9 {
-                for l in 0..8 {
-                    rows[r][l] = offset + size * next();
+            for row in rows.iter_mut() {
+                for x in row.iter_mut() {
+                    *x = offset + size * next();
                 }
             }
             let l0 = round % 8;
