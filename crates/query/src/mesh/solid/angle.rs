@@ -166,13 +166,9 @@ mod tests {
     /// leaving to f64 every point on a triangle.
     #[test]
     fn f32_lanes_match_f64() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        let mut next = || rng.gen_range(-1.0f32..1.0);
         let mut answered = 0;
         for round in 0..4000 {
             // Corners around an offset (large coordinates in some rounds), sizes from 1e-3
