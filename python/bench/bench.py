@@ -5,6 +5,8 @@ and, for the peers, trimesh, embreex and open3d (never installed in CI):
 
     python3 -m venv ~/.cache/raypick-bench
     ~/.cache/raypick-bench/bin/pip install ./python trimesh embreex open3d
+    # open3d's wheel links libusb: on a minimal Debian, `apt-get install libusb-1.0-0` first
+    # (without it `import open3d` fails and the open3d rows are skipped as "absent").
     target/release/export --out ~/.cache/raypick-bench-data --rays 250000
     ~/.cache/raypick-bench/bin/python python/bench/bench.py --data ~/.cache/raypick-bench-data
 
