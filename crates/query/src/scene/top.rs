@@ -97,13 +97,13 @@ impl Scene {
         self.moved_dirty = false;
     }
 
-    /// The top-level tree when it is up to date.
     /// The top-level tree's root box, for [`RootReach::misses`]; meaningful only with
     /// [`Scene::fresh_top`].
     pub(crate) fn top_reach(&self) -> &RootReach {
         &self.top_reach
     }
 
+    /// The top-level tree when it is up to date.
     pub(crate) fn fresh_top(&self) -> Option<&Bvh> {
         if self.is_stale() {
             None

@@ -53,12 +53,10 @@ impl Mesh {
         done: impl FnMut(usize, S),
     ) {
         let (mut lo, mut hi) = (query.t_min, query.t_max);
-        let mut bounds = None;
         for ray in rays.iter().filter(|r| r.is_valid()) {
             let (o, d) = (ray.origin, ray.dir);
             let (l, h) = traversal_range(query.t_min, query.t_max, || {
-                let b = bounds.get_or_insert_with(|| self.bounds());
-                ray_extent(b, [o.x, o.y, o.z], [d.x, d.y, d.z])
+                ray_extent(&self.bounds(), [o.x, o.y, o.z], [d.x, d.y, d.z])
             });
             (lo, hi) = (lo.min(l), hi.max(h));
         }
