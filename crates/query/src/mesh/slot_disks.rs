@@ -227,7 +227,8 @@ impl Summary {
             let cos = dot(nw, ni).abs().min(1.0);
             let sin = (1.0 - cos * cos).max(0.0).sqrt();
             let (hi, ri) = (f64::from(d.half), f64::from(d.radius));
-            // 1e-6: the unit vectors' f32 rounding.
+            // 1e-6: the unit vectors' f32 rounding in the cosine; 1e-3: what that rounding
+            // can take off the sine near cos = 1 (about the square root of twice it).
             half = half.max(h.abs() + hi * (cos + 1e-6) + ri * (sin + 1e-3));
             radius = radius.max(t + hi * (sin + 1e-3) + ri * (1.0 + 1e-6));
         }
