@@ -263,36 +263,54 @@ fn an_edge_function_rounding_to_zero_is_decided_in_f64() {
     check(&[[a, b, c]; 6], &r, 0.0, f32::INFINITY, Cull::None);
 }
 
-/// The 8-lane solid angles of the winding number give the same bits and the same doubtful
-/// lanes on every path (the AVX2 pass and the plain one), from points near and far, some at
-/// a corner.
+/// `check(case, rows, first, rng, paths)` on `env_cases(2000)` groups of 8 consecutive
+/// triangles stored as rows (the leaf layout), `first` being the group's first triangle,
+/// with every available SIMD path.
 #[cfg(target_arch = "x86_64")]
-#[test]
-fn solid_angles_match_on_every_path() {
+fn for_each_row_group(
+    seed: u64,
+    mut check: impl FnMut(
+        usize,
+        &[[f32; 8]; 9],
+        &Tri,
+        &mut Rng,
+        &[Option<raypick_primitives::simd::CpuPath>],
+    ),
+) {
     use raypick_primitives::simd::CpuPath;
-    let mut rng = Rng::new(37);
+    let mut rng = Rng::new(seed);
     let tris = triangles(&mut rng, 400);
     let paths: Vec<Option<CpuPath>> = SimdPath::available().map(CpuPath::new).collect();
     for case in 0..env_cases(2000) {
         let start = rng.below(tris.len() - 8);
         let rows: [[f32; 8]; 9] =
             std::array::from_fn(|r| std::array::from_fn(|l| tris[start + l][r / 3][r % 3]));
+        check(case, &rows, &tris[start], &mut rng, &paths);
+    }
+}
+
+/// The 8-lane solid angles of the winding number give the same bits and the same doubtful
+/// lanes on every path (the AVX2 pass and the plain one), from points near and far, some at
+/// a corner.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn solid_angles_match_on_every_path() {
+    for_each_row_group(37, |case, rows, first, rng, paths| {
         let p = if case % 5 == 0 {
-            tris[start][0]
+            first[0]
         } else {
             rng.point(if case % 2 == 0 { 1.0 } else { 50.0 })
         };
-        let want = crate::mesh::solid::solid_angles8([p.x, p.y, p.z], &rows);
-        for &path in &paths {
-            let got =
-                super::super::triangle_kernel_x86::solid_angles8(path, [p.x, p.y, p.z], &rows);
+        let want = crate::mesh::solid::solid_angles8([p.x, p.y, p.z], rows);
+        for &path in paths {
+            let got = super::super::triangle_kernel_x86::solid_angles8(path, [p.x, p.y, p.z], rows);
             assert_eq!(
                 (got.0.map(f32::to_bits), got.1),
                 (want.0.map(f32::to_bits), want.1),
                 "{path:?} at {p:?}"
             );
         }
-    }
+    });
 }
 
 /// The 8-lane point-triangle lower bound gives the same bits on every path (the AVX2 pass
@@ -300,28 +318,17 @@ fn solid_angles_match_on_every_path() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn lower_bounds_match_on_every_path() {
-    use raypick_primitives::simd::CpuPath;
-    let mut rng = Rng::new(31);
-    let tris = triangles(&mut rng, 400);
-    let paths: Vec<Option<CpuPath>> = SimdPath::available().map(CpuPath::new).collect();
-    for case in 0..env_cases(2000) {
-        let start = rng.below(tris.len() - 8);
-        let rows: [[f32; 8]; 9] =
-            std::array::from_fn(|r| std::array::from_fn(|l| tris[start + l][r / 3][r % 3]));
+    for_each_row_group(31, |case, rows, _, rng, paths| {
         let p = rng.point(if case % 2 == 0 { 1.0 } else { 50.0 });
-        let want = raypick_primitives::point_triangle_lower_bounds([p.x, p.y, p.z], &rows, 60.0);
-        for &path in &paths {
-            let got = super::super::triangle_kernel_x86::lower_bounds8(
-                path,
-                [p.x, p.y, p.z],
-                &rows,
-                60.0,
-            );
+        let want = raypick_primitives::point_triangle_lower_bounds([p.x, p.y, p.z], rows, 60.0);
+        for &path in paths {
+            let got =
+                super::super::triangle_kernel_x86::lower_bounds8(path, [p.x, p.y, p.z], rows, 60.0);
             assert_eq!(
                 got.map(f32::to_bits),
                 want.map(f32::to_bits),
                 "{path:?} at {p:?}"
             );
         }
-    }
+    });
 }
