@@ -4,7 +4,9 @@
 //! float32); a value beyond float32's range becomes infinite and is then reported as not
 //! finite. Outputs are built in Rust vectors and handed to numpy without a copy.
 
-use numpy::ndarray::{ArrayViewD, Axis};
+use std::ops::Range;
+
+use numpy::ndarray::{ArrayViewD, Axis, CowArray, IxDyn};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use raypick::primitives::{Point3, Ray, Ray64, Vector3};
@@ -86,14 +88,6 @@ impl Floats<'_> {
             Floats::F64(a) => rows_of(a, |x| x as f32),
         }
     }
-
-    /// The rows in logical (C) order, in float64 (float32 data widened exactly).
-    pub fn rows64<const K: usize>(&self) -> Vec<[f64; K]> {
-        match self {
-            Floats::F32(a) => rows_of(a, f64::from),
-            Floats::F64(a) => rows_of(a, |x| x),
-        }
-    }
 }
 
 fn finite<const K: usize>(r: &[f32; K]) -> bool {
@@ -126,24 +120,29 @@ pub trait Coord:
     /// What a miss reports as `t` and as a point coordinate.
     const INFINITY: Self;
     const NAN: Self;
-    /// The rows of `v` in logical (C) order, in this type.
-    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[Self; K]>;
     fn is_finite(self) -> bool;
     fn ray(parts: RayParts<Self>) -> Self::Ray;
+    /// A float32 input value (widened exactly to f64).
+    fn from_f32(x: f32) -> Self;
+    /// A float64 input value (rounded to the nearest f32 for f32).
+    fn from_f64(x: f64) -> Self;
 }
 
 impl Coord for f32 {
     type Ray = Ray;
     const INFINITY: f32 = f32::INFINITY;
     const NAN: f32 = f32::NAN;
-    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f32; K]> {
-        v.rows()
-    }
     fn is_finite(self) -> bool {
         f32::is_finite(self)
     }
     fn ray((o, d): RayParts<f32>) -> Ray {
         Ray::new(Point3::from(o), Vector3::from(d))
+    }
+    fn from_f32(x: f32) -> f32 {
+        x
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
     }
 }
 
@@ -151,73 +150,207 @@ impl Coord for f64 {
     type Ray = Ray64;
     const INFINITY: f64 = f64::INFINITY;
     const NAN: f64 = f64::NAN;
-    fn rows<const K: usize>(v: &Floats<'_>) -> Vec<[f64; K]> {
-        v.rows64()
-    }
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
     fn ray((o, d): RayParts<f64>) -> Ray64 {
         Ray64::new(o.into(), d.into())
     }
+    fn from_f32(x: f32) -> f64 {
+        f64::from(x)
+    }
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// A numpy float array in C order: borrowed when it already is, copied once otherwise.
+enum Flat<'a> {
+    F32(CowArray<'a, f32, IxDyn>),
+    F64(CowArray<'a, f64, IxDyn>),
+}
+
+/// A borrowed slice of a [`Flat`].
+#[derive(Clone, Copy)]
+enum Src<'s> {
+    F32(&'s [f32]),
+    F64(&'s [f64]),
+}
+
+impl<'a> Flat<'a> {
+    fn of(v: &Floats<'a>) -> Self {
+        fn c_order<'a, T: Clone>(a: &ArrayViewD<'a, T>) -> CowArray<'a, T, IxDyn> {
+            if a.is_standard_layout() {
+                CowArray::from(a.clone())
+            } else {
+                CowArray::from(a.as_standard_layout().into_owned())
+            }
+        }
+        match v {
+            Floats::F32(a) => Flat::F32(c_order(a)),
+            Floats::F64(a) => Flat::F64(c_order(a)),
+        }
+    }
+
+    fn src(&self) -> Src<'_> {
+        // A standard-layout array is one C-order slice.
+        match self {
+            Flat::F32(a) => Src::F32(a.as_slice().unwrap_or(&[])),
+            Flat::F64(a) => Src::F64(a.as_slice().unwrap_or(&[])),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Flat::F32(a) => a.len(),
+            Flat::F64(a) => a.len(),
+        }
+    }
+}
+
+/// A float read from numpy, turned into the queries' precision.
+trait Scalar: Copy {
+    fn to<C: Coord>(self) -> C;
+}
+
+impl Scalar for f32 {
+    fn to<C: Coord>(self) -> C {
+        C::from_f32(self)
+    }
+}
+
+impl Scalar for f64 {
+    fn to<C: Coord>(self) -> C {
+        C::from_f64(self)
+    }
+}
+
+/// A batch of rays read in place from numpy: `(..., 6)` rows, or origins and directions of
+/// the same shape. Each parallel task turns its own range into the library's rays
+/// ([`RayInput::fill`]), so no array of the whole batch's rays is ever built; arrays that
+/// are not C-contiguous are copied once into C order first.
+pub struct RayInput<'a> {
+    origins: Flat<'a>,
+    /// `None`: the directions are the last three of each row of `origins`.
+    directions: Option<Flat<'a>>,
+    len: usize,
+}
+
+impl<'a> RayInput<'a> {
+    /// Errors when origins and directions hold different numbers of rays.
+    pub fn new(origins: &Floats<'a>, directions: Option<&Floats<'a>>) -> Result<Self, String> {
+        let origins = Flat::of(origins);
+        let directions = directions.map(Flat::of);
+        let len = match &directions {
+            None => origins.len() / 6,
+            Some(d) => {
+                let (no, nd) = (origins.len() / 3, d.len() / 3);
+                if no != nd {
+                    return Err(format!("{no} ray origins but {nd} directions"));
+                }
+                no
+            }
+        };
+        Ok(Self {
+            origins,
+            directions,
+            len,
+        })
+    }
+
+    /// The number of rays.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Replaces `out` with the rays `range` in `C`. When `strict`, each ray must have a finite
+    /// origin and a finite, non-zero direction: the first that does not is returned with its
+    /// index and a message naming it (and `out` is left partial); otherwise such rays are
+    /// passed on, and the queries report them as misses.
+    pub fn fill<C: Coord>(
+        &self,
+        range: Range<usize>,
+        strict: bool,
+        out: &mut Vec<C::Ray>,
+    ) -> Result<(), (usize, String)> {
+        out.clear();
+        let o = self.origins.src();
+        // (directions, floats per origin row, per direction row, direction's offset in it)
+        let (d, os, ds, off) = match &self.directions {
+            None => (o, 6, 6, 3),
+            Some(d) => (d.src(), 3, 3, 0),
+        };
+        match (o, d) {
+            (Src::F32(o), Src::F32(d)) => {
+                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            }
+            (Src::F64(o), Src::F64(d)) => {
+                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            }
+            (Src::F32(o), Src::F64(d)) => {
+                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            }
+            (Src::F64(o), Src::F32(d)) => {
+                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            }
+        }
+    }
+}
+
+/// The loop of [`RayInput::fill`] for one pair of input float types: ray `i`'s origin at
+/// `o[os * i..]`, its direction at `d[ds * i + off..]`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn fill_from<C: Coord, A: Scalar, B: Scalar>(
+    o: &[A],
+    os: usize,
+    d: &[B],
+    ds: usize,
+    off: usize,
+    range: Range<usize>,
+    strict: bool,
+    out: &mut Vec<C::Ray>,
+) -> Result<(), (usize, String)> {
+    let o = o.get(os * range.start..os * range.end).unwrap_or(&[]);
+    let d = d.get(ds * range.start..ds * range.end).unwrap_or(&[]);
+    for (k, (oc, dc)) in o.chunks_exact(os).zip(d.chunks_exact(ds)).enumerate() {
+        let org: [C; 3] = [oc[0].to(), oc[1].to(), oc[2].to()];
+        let dir: [C; 3] = [dc[off].to(), dc[off + 1].to(), dc[off + 2].to()];
+        if strict {
+            check(range.start + k, &org, &dir)?;
+        }
+        out.push(C::ray((org, dir)));
+    }
+    Ok(())
+}
+
+/// The strict check of one ray.
+#[cold]
+#[inline(never)]
+fn bad<C: Coord>(i: usize, o: &[C; 3], d: &[C; 3]) -> (usize, String) {
+    let finite = |v: &[C; 3]| v.iter().all(|x| x.is_finite());
+    let msg = if !finite(o) {
+        format!("ray {i}: origin {o:?} is not finite")
+    } else if !finite(d) {
+        format!("ray {i}: direction {d:?} is not finite")
+    } else {
+        format!("ray {i}: direction is zero")
+    };
+    (i, msg)
+}
+
+#[inline(always)]
+fn check<C: Coord>(i: usize, o: &[C; 3], d: &[C; 3]) -> Result<(), (usize, String)> {
+    let ok = o.iter().chain(d).all(|x| x.is_finite()) && d.iter().any(|&x| x != C::default());
+    if ok {
+        Ok(())
+    } else {
+        Err(bad(i, o, d))
+    }
 }
 
 /// One ray's origin and direction.
 pub type RayParts<C> = ([C; 3], [C; 3]);
-
-/// Ray origins and directions from `(..., 6)` rows or from origins and directions of the
-/// same shape, in `C`. When `strict`, each ray must have a finite origin and a finite,
-/// non-zero direction (the error names the ray); otherwise such rays are passed on, and the
-/// queries report them as misses.
-pub fn ray_parts<C: Coord>(
-    origins: &Floats<'_>,
-    directions: Option<&Floats<'_>>,
-    strict: bool,
-) -> Result<Vec<RayParts<C>>, String> {
-    let pairs: Vec<RayParts<C>> = match directions {
-        None => C::rows::<6>(origins)
-            .into_iter()
-            .map(|r| ([r[0], r[1], r[2]], [r[3], r[4], r[5]]))
-            .collect(),
-        Some(d) => {
-            let (o, d) = (C::rows::<3>(origins), C::rows::<3>(d));
-            if o.len() != d.len() {
-                return Err(format!(
-                    "{} ray origins but {} directions",
-                    o.len(),
-                    d.len()
-                ));
-            }
-            o.into_iter().zip(d).collect()
-        }
-    };
-    if !strict {
-        return Ok(pairs);
-    }
-    let finite = |v: &[C; 3]| v.iter().all(|x| x.is_finite());
-    for (i, (o, d)) in pairs.iter().enumerate() {
-        if !finite(o) {
-            return Err(format!("ray {i}: origin {o:?} is not finite"));
-        } else if !finite(d) {
-            return Err(format!("ray {i}: direction {d:?} is not finite"));
-        } else if d.iter().all(|&x| x == C::default()) {
-            return Err(format!("ray {i}: direction is zero"));
-        }
-    }
-    Ok(pairs)
-}
-
-/// [`ray_parts`] as the library's rays in `C`.
-pub fn rays<C: Coord>(
-    origins: &Floats<'_>,
-    directions: Option<&Floats<'_>>,
-    strict: bool,
-) -> Result<Vec<C::Ray>, String> {
-    Ok(ray_parts::<C>(origins, directions, strict)?
-        .into_iter()
-        .map(C::ray)
-        .collect())
-}
 
 /// A flat vector as a 1-D numpy array (no copy).
 pub fn arr1<T: numpy::Element>(py: Python<'_>, v: Vec<T>) -> Bound<'_, PyArray1<T>> {

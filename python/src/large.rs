@@ -50,11 +50,9 @@ impl Target<f64> for Scene {
         rec(h)
     }
 
-    fn any(&self, rays: &[Ray64], o: &Opts) -> Result<Vec<bool>, String> {
-        let mut out = vec![false; rays.len()];
-        self.any_hit_batch_f64(rays, &scene_query(o), &mut out)
-            .map_err(|e| e.to_string())?;
-        Ok(out)
+    fn any_into(&self, rays: &[Ray64], o: &Opts, out: &mut [bool]) -> Result<(), String> {
+        self.any_hit_batch_f64(rays, &scene_query(o), out)
+            .map_err(|e| e.to_string())
     }
 
     fn all_into(&self, ray: &Ray64, o: &Opts, out: &mut Vec<Rec<f64>>) {

@@ -47,11 +47,9 @@ impl Target<f32> for Mesh {
         rec(h, 0)
     }
 
-    fn any(&self, rays: &[Ray], o: &Opts) -> Result<Vec<bool>, String> {
-        let mut out = vec![false; rays.len()];
-        self.any_hit_batch(rays, &ray_query(o), &mut out)
-            .map_err(|e| e.to_string())?;
-        Ok(out)
+    fn any_into(&self, rays: &[Ray], o: &Opts, out: &mut [bool]) -> Result<(), String> {
+        self.any_hit_batch(rays, &ray_query(o), out)
+            .map_err(|e| e.to_string())
     }
 
     fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {

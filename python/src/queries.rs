@@ -5,7 +5,7 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use raypick::primitives::{Cull, Point3};
 
-use crate::convert::{arr1, arr2, points, rays, Coord, FloatArg};
+use crate::convert::{arr1, arr2, points, Coord, FloatArg, RayInput};
 use crate::pool;
 use crate::RaypickError;
 
@@ -99,7 +99,8 @@ pub trait Target<C: Coord>: Sync {
         out: &mut [Option<Self::Hit>],
     ) -> Result<(), String>;
     fn rec(h: &Self::Hit) -> Rec<C>;
-    fn any(&self, rays: &[C::Ray], o: &Opts) -> Result<Vec<bool>, String>;
+    /// Whether each of `rays` hits anything, into `out` (of the same length).
+    fn any_into(&self, rays: &[C::Ray], o: &Opts, out: &mut [bool]) -> Result<(), String>;
     fn all_into(&self, ray: &C::Ray, o: &Opts, out: &mut Vec<Rec<C>>);
 }
 
@@ -182,8 +183,9 @@ impl<C: Coord> Columns<C> {
         }
     }
 
-    /// The closest hits of `rays` as columns, in parallel chunks.
-    fn closest<T: Target<C>>(target: &T, rays: &[C::Ray], o: &Opts) -> Result<Self, String> {
+    /// The closest hits of `rays` as columns, in parallel chunks, each read from numpy and
+    /// answered into buffers its thread keeps.
+    fn closest<T: Target<C>>(target: &T, rays: &RayInput<'_>, o: &Opts) -> Result<Self, String> {
         let n = rays.len();
         let mut c = Self {
             t: vec![C::default(); n],
@@ -219,16 +221,20 @@ impl<C: Coord> Columns<C> {
                     },
                 )
                 .collect();
-        rays.par_chunks(FILL_CHUNK)
-            .zip(chunks)
-            .try_for_each(|(rays, mut out)| {
-                let mut hits = vec![None; rays.len()];
-                target.closest_into(rays, o, &mut hits)?;
+        first_error(chunks.into_par_iter().enumerate().map_init(
+            || (Vec::new(), Vec::new()),
+            |(buf, hits), (k, mut out)| {
+                let start = k * FILL_CHUNK;
+                rays.fill::<C>(start..start + out.t.len(), o.strict, buf)?;
+                hits.clear();
+                hits.resize(buf.len(), None);
+                target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
                 for (i, h) in hits.iter().enumerate() {
                     out.set(i, h.as_ref().map(T::rec));
                 }
-                Ok::<(), String>(())
-            })?;
+                Ok(())
+            },
+        ))?;
         Ok(c)
     }
 
@@ -271,20 +277,31 @@ pub(crate) fn ray_args<'py>(
     })
 }
 
-/// Reads the rays in `C` and runs `f` on them without the GIL, on `args.threads`.
-fn on_rays<C: Coord, R: Send>(
+/// Runs `f` on the rays read in place from numpy, without the GIL, on `args.threads`.
+fn on_rays<R: Send>(
     py: Python<'_>,
     origins: &Bound<'_, PyAny>,
     directions: Option<&Bound<'_, PyAny>>,
     args: &RayArgs,
-    f: impl FnOnce(&[C::Ray], &Opts) -> Result<R, String> + Send,
+    f: impl FnOnce(&RayInput<'_>, &Opts) -> Result<R, String> + Send,
 ) -> PyResult<R> {
     let o = args.opts()?;
     let (oa, da) = ray_args(origins, directions)?;
     let (ov, dv) = (oa.view(), da.as_ref().map(|d| d.view()));
     pool::run(py, args.threads, || {
-        f(&rays::<C>(&ov, dv.as_ref(), o.strict)?, &o)
+        f(&RayInput::new(&ov, dv.as_ref())?, &o)
     })
+}
+
+/// The error of the lowest ray index among the tasks' results (so that a batch names the
+/// first bad ray whatever the order its tasks ran in), or `Ok`.
+fn first_error(
+    results: impl ParallelIterator<Item = Result<(), (usize, String)>>,
+) -> Result<(), String> {
+    match results.filter_map(Result::err).min_by_key(|e| e.0) {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The ray query `kind` ("closest", "any" or "all") of `target`.
@@ -314,7 +331,7 @@ fn closest_hit<'py, C: Coord, T: Target<C>>(
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let cols = on_rays::<C, _>(py, origins, directions, args, |rays, o| {
+    let cols = on_rays(py, origins, directions, args, |rays, o| {
         Columns::<C>::closest(target, rays, o)
     })?;
     cols.into_dict(py)
@@ -328,7 +345,18 @@ fn any_hit<'py, C: Coord, T: Target<C>>(
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let hits = on_rays::<C, _>(py, origins, directions, args, |rays, o| target.any(rays, o))?;
+    let hits = on_rays(py, origins, directions, args, |rays, o| {
+        let mut out = vec![false; rays.len()];
+        first_error(out.par_chunks_mut(FILL_CHUNK).enumerate().map_init(
+            Vec::new,
+            |buf, (k, out)| {
+                let start = k * FILL_CHUNK;
+                rays.fill::<C>(start..start + out.len(), o.strict, buf)?;
+                target.any_into(buf, o, out).map_err(|e| (start, e))
+            },
+        ))?;
+        Ok(out)
+    })?;
     Ok(arr1(py, hits).into_any())
 }
 
@@ -344,20 +372,34 @@ fn all_hits<'py, C: Coord, T: Target<C>>(
     directions: Option<&Bound<'py, PyAny>>,
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (cols, ray_index) = on_rays::<C, _>(py, origins, directions, args, |rays, o| {
-        let chunks: Vec<(Vec<Rec<C>>, Vec<u64>)> = rays
-            .par_chunks(ALL_CHUNK)
-            .enumerate()
-            .map(|(c, rays)| {
-                let (mut recs, mut idx, mut one) = (Vec::new(), Vec::new(), Vec::new());
-                for (i, ray) in rays.iter().enumerate() {
-                    target.all_into(ray, o, &mut one);
-                    recs.extend_from_slice(&one);
-                    idx.resize(recs.len(), (c * ALL_CHUNK + i) as u64);
-                }
-                (recs, idx)
-            })
+    let (cols, ray_index) = on_rays(py, origins, directions, args, |rays, o| {
+        type Part<C> = Result<(Vec<Rec<C>>, Vec<u64>), (usize, String)>;
+        let parts: Vec<Part<C>> = (0..rays.len().div_ceil(ALL_CHUNK))
+            .into_par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(buf, one), c| {
+                    let start = c * ALL_CHUNK;
+                    rays.fill::<C>(start..(start + ALL_CHUNK).min(rays.len()), o.strict, buf)?;
+                    let (mut recs, mut idx) = (Vec::new(), Vec::new());
+                    for (i, ray) in buf.iter().enumerate() {
+                        target.all_into(ray, o, one);
+                        recs.extend_from_slice(one);
+                        idx.resize(recs.len(), (start + i) as u64);
+                    }
+                    Ok((recs, idx))
+                },
+            )
             .collect();
+        if let Some((_, e)) = parts
+            .iter()
+            .filter_map(|p| p.as_ref().err())
+            .min_by_key(|e| e.0)
+        {
+            return Err(e.clone());
+        }
+        let chunks: Vec<(Vec<Rec<C>>, Vec<u64>)> =
+            parts.into_iter().filter_map(Result::ok).collect();
         let n = chunks.iter().map(|c| c.0.len()).sum();
         let mut cols = Columns::with_capacity(n);
         let mut ray_index = Vec::with_capacity(n);

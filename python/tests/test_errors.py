@@ -62,6 +62,18 @@ def test_bad_rays_name_the_ray(mesh):
         mesh.closest_hit(np.zeros((4, 3)), np.ones((5, 3)))
 
 
+def test_the_first_bad_ray_of_a_large_batch_is_named(mesh):
+    # The batch runs in parallel tasks of a thousand rays or so: whichever task fails first,
+    # the error names the lowest bad ray.
+    o = np.zeros((5000, 3))
+    d = np.tile([0.0, 0, 1], (5000, 1))
+    d[4100] = 0
+    d[1500, 0] = np.nan
+    for query in (mesh.closest_hit, mesh.any_hit, mesh.all_hits):
+        with pytest.raises(raypick.RaypickError, match="ray 1500: direction"):
+            query(o, d, threads=2)
+
+
 def test_bad_points_name_the_point(mesh):
     p = np.zeros((4, 3))
     p[2, 2] = np.nan

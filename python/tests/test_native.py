@@ -128,9 +128,20 @@ def test_layouts_dtypes_and_shapes_give_the_same_answer():
         m.closest_hit(rays6),
         m.closest_hit(np.asfortranarray(rays6.astype(np.float32))),
         m.closest_hit(o[::-1][::-1], d),
+        m.closest_hit(o.astype(np.float32), d),
+        m.closest_hit(o, d.astype(np.float32)),
     ):
         np.testing.assert_array_equal(h.t, ref.t)
         np.testing.assert_array_equal(h.triangle, ref.triangle)
+    # A batch of several parallel tasks answers each ray as a batch of that ray alone would.
+    ob, db = random_rays(rng, V, 2500)
+    whole = m.closest_hit(np.asfortranarray(ob), db, threads=2)
+    parts = [m.closest_hit(ob[i : i + 100], db[i : i + 100]) for i in range(0, 2500, 100)]
+    np.testing.assert_array_equal(whole.t, np.concatenate([p.t for p in parts]))
+    np.testing.assert_array_equal(whole.triangle, np.concatenate([p.triangle for p in parts]))
+    np.testing.assert_array_equal(
+        m.any_hit(ob, db, threads=2), np.concatenate([m.any_hit(ob[i : i + 100], db[i : i + 100]) for i in range(0, 2500, 100)])
+    )
     shaped = m.closest_hit(rays6.reshape(3, 4, 10, 6))
     assert shaped.t.shape == (3, 4, 10) and shaped.point.shape == (3, 4, 10, 3)
     np.testing.assert_array_equal(shaped.t.ravel(), ref.t)
