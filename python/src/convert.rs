@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use numpy::ndarray::{ArrayViewD, Axis, CowArray, IxDyn};
+use numpy::ndarray::{ArrayView2, ArrayViewD, Axis, CowArray, Ix2, IxDyn};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use raypick::primitives::{Point3, Ray, Ray64, Vector3};
@@ -164,39 +164,68 @@ impl Coord for f64 {
     }
 }
 
-/// A numpy float array in C order: borrowed when it already is, copied once otherwise.
-enum Flat<'a> {
-    F32(CowArray<'a, f32, IxDyn>),
-    F64(CowArray<'a, f64, IxDyn>),
+/// A numpy float array as the ray reader keeps it: borrowed when C-contiguous or 2-D (any
+/// strides, as `rays[:, :3]` makes), copied once into C order otherwise.
+enum Store<'a, T> {
+    C(CowArray<'a, T, IxDyn>),
+    Strided(ArrayView2<'a, T>),
 }
 
-/// A borrowed slice of a [`Flat`].
-#[derive(Clone, Copy)]
-enum Src<'s> {
-    F32(&'s [f32]),
-    F64(&'s [f64]),
+impl<'a, T: Copy> Store<'a, T> {
+    fn of(a: &ArrayViewD<'a, T>) -> Self {
+        if a.is_standard_layout() {
+            Store::C(CowArray::from(a.clone()))
+        } else if let Ok(v) = a.clone().into_dimensionality::<Ix2>() {
+            Store::Strided(v)
+        } else {
+            Store::C(CowArray::from(a.as_standard_layout().into_owned()))
+        }
+    }
+
+    /// Rows of `k` floats (the array's last axis).
+    fn rows(&self, k: usize) -> Rows<'_, T> {
+        match self {
+            Store::C(a) => Rows::Flat(a.as_slice().unwrap_or(&[]), k),
+            Store::Strided(v) => Rows::View(v.view()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Store::C(a) => a.len(),
+            Store::Strided(v) => v.len(),
+        }
+    }
+}
+
+/// A [`Store`] read as rows.
+enum Rows<'s, T> {
+    /// A C-order slice of rows of the given length.
+    Flat(&'s [T], usize),
+    View(ArrayView2<'s, T>),
+}
+
+impl<T: Copy> Rows<'_, T> {
+    /// Element `j` of row `i`.
+    #[inline(always)]
+    fn get(&self, i: usize, j: usize) -> T {
+        match self {
+            Rows::Flat(s, k) => s[i * k + j],
+            Rows::View(v) => v[[i, j]],
+        }
+    }
+}
+
+enum Flat<'a> {
+    F32(Store<'a, f32>),
+    F64(Store<'a, f64>),
 }
 
 impl<'a> Flat<'a> {
     fn of(v: &Floats<'a>) -> Self {
-        fn c_order<'a, T: Clone>(a: &ArrayViewD<'a, T>) -> CowArray<'a, T, IxDyn> {
-            if a.is_standard_layout() {
-                CowArray::from(a.clone())
-            } else {
-                CowArray::from(a.as_standard_layout().into_owned())
-            }
-        }
         match v {
-            Floats::F32(a) => Flat::F32(c_order(a)),
-            Floats::F64(a) => Flat::F64(c_order(a)),
-        }
-    }
-
-    fn src(&self) -> Src<'_> {
-        // A standard-layout array is one C-order slice.
-        match self {
-            Flat::F32(a) => Src::F32(a.as_slice().unwrap_or(&[])),
-            Flat::F64(a) => Src::F64(a.as_slice().unwrap_or(&[])),
+            Floats::F32(a) => Flat::F32(Store::of(a)),
+            Floats::F64(a) => Flat::F64(Store::of(a)),
         }
     }
 
@@ -274,52 +303,67 @@ impl<'a> RayInput<'a> {
         out: &mut Vec<C::Ray>,
     ) -> Result<(), (usize, String)> {
         out.clear();
-        let o = self.origins.src();
-        // (directions, floats per origin row, per direction row, direction's offset in it)
-        let (d, os, ds, off) = match &self.directions {
-            None => (o, 6, 6, 3),
-            Some(d) => (d.src(), 3, 3, 0),
+        // (floats per origin row, per direction row, the direction's offset in its row)
+        let (ok, dk, off) = match self.directions {
+            None => (6, 6, 3),
+            Some(_) => (3, 3, 0),
         };
+        let d = self.directions.as_ref().unwrap_or(&self.origins);
+        let (o, d) = (&self.origins, d);
         match (o, d) {
-            (Src::F32(o), Src::F32(d)) => {
-                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            (Flat::F32(o), Flat::F32(d)) => {
+                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
             }
-            (Src::F64(o), Src::F64(d)) => {
-                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            (Flat::F64(o), Flat::F64(d)) => {
+                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
             }
-            (Src::F32(o), Src::F64(d)) => {
-                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            (Flat::F32(o), Flat::F64(d)) => {
+                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
             }
-            (Src::F64(o), Src::F32(d)) => {
-                fill_from::<C, _, _>(o, os, d, ds, off, range, strict, out)
+            (Flat::F64(o), Flat::F32(d)) => {
+                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
             }
         }
     }
 }
 
-/// The loop of [`RayInput::fill`] for one pair of input float types: ray `i`'s origin at
-/// `o[os * i..]`, its direction at `d[ds * i + off..]`.
-#[allow(clippy::too_many_arguments)]
+/// The loop of [`RayInput::fill`] for one pair of input float types: ray `i`'s origin is
+/// the first three floats of row `i` of `o`, its direction three of row `i` of `d` from
+/// `off`. C-order slices take a loop of their own (no per-element dispatch).
 #[inline(always)]
 fn fill_from<C: Coord, A: Scalar, B: Scalar>(
-    o: &[A],
-    os: usize,
-    d: &[B],
-    ds: usize,
+    o: Rows<'_, A>,
+    d: Rows<'_, B>,
     off: usize,
     range: Range<usize>,
     strict: bool,
     out: &mut Vec<C::Ray>,
 ) -> Result<(), (usize, String)> {
-    let o = o.get(os * range.start..os * range.end).unwrap_or(&[]);
-    let d = d.get(ds * range.start..ds * range.end).unwrap_or(&[]);
-    for (k, (oc, dc)) in o.chunks_exact(os).zip(d.chunks_exact(ds)).enumerate() {
-        let org: [C; 3] = [oc[0].to(), oc[1].to(), oc[2].to()];
-        let dir: [C; 3] = [dc[off].to(), dc[off + 1].to(), dc[off + 2].to()];
+    let mut push = |i: usize, org: [C; 3], dir: [C; 3]| {
         if strict {
-            check(range.start + k, &org, &dir)?;
+            check(i, &org, &dir)?;
         }
         out.push(C::ray((org, dir)));
+        Ok(())
+    };
+    if let (Rows::Flat(o, ok), Rows::Flat(d, dk)) = (&o, &d) {
+        let o = o.get(ok * range.start..ok * range.end).unwrap_or(&[]);
+        let d = d.get(dk * range.start..dk * range.end).unwrap_or(&[]);
+        for (k, (oc, dc)) in o.chunks_exact(*ok).zip(d.chunks_exact(*dk)).enumerate() {
+            let org = [oc[0].to(), oc[1].to(), oc[2].to()];
+            let dir = [dc[off].to(), dc[off + 1].to(), dc[off + 2].to()];
+            push(range.start + k, org, dir)?;
+        }
+    } else {
+        for i in range {
+            let org = [o.get(i, 0).to(), o.get(i, 1).to(), o.get(i, 2).to()];
+            let dir = [
+                d.get(i, off).to(),
+                d.get(i, off + 1).to(),
+                d.get(i, off + 2).to(),
+            ];
+            push(i, org, dir)?;
+        }
     }
     Ok(())
 }
