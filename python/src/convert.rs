@@ -73,6 +73,15 @@ fn rows_of<T: Copy, U, const K: usize>(a: &ArrayViewD<'_, T>, f: impl Fn(T) -> U
             .map(|c| std::array::from_fn(|i| f(c[i])))
             .collect();
     }
+    // 2-D views of any strides (as `points[:, :3]` makes) by rows; other ranks by lanes,
+    // whose dynamic-rank walk costs several times more per row.
+    if let Ok(v) = a.clone().into_dimensionality::<Ix2>() {
+        return v
+            .rows()
+            .into_iter()
+            .map(|r| std::array::from_fn(|i| f(r[i])))
+            .collect();
+    }
     let last = Axis(a.ndim() - 1);
     a.lanes(last)
         .into_iter()
