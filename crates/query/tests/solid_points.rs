@@ -17,7 +17,7 @@ const WINDING_TOL: f64 = 1e-3;
 
 /// The accuracy of the side decision's first pass (stated on `SignedDistance`), which it
 /// keeps only more than 0.1 from 0.5.
-const SIDE_WINDING_TOL: f64 = 2e-2;
+const SIDE_WINDING_TOL: f64 = 3e-2;
 
 /// The winding number by brute force: every triangle's signed solid angle (the
 /// Van Oosterom-Strackee formula) over 4π, in f64.
@@ -171,10 +171,10 @@ fn check(m: &TestMesh, mesh: &Mesh, points: &[Point3<f32>], closed: bool) -> Sta
         assert_eq!(w.to_bits(), batch_w[i].to_bits(), "batch winding at {p:?}");
         assert_eq!(c, batch_c[i], "batch contains at {p:?}");
         assert_eq!(Some(s), batch_s[i], "batch signed distance at {p:?}");
-        // The side decision's winding number: the same as `winding_number` within 0.1 of
-        // 0.5, else possibly from the coarser first pass.
+        // The side decision's winding number: the same as `winding_number` where that is
+        // within 0.1 of 0.5 less the first pass's 3e-2, else possibly from the first pass.
         let sw = f64::from(s.winding_number);
-        if (f64::from(w) - 0.5).abs() <= 0.08 {
+        if (f64::from(w) - 0.5).abs() <= 0.07 {
             assert_eq!(s.winding_number.to_bits(), w.to_bits(), "{p:?}");
         }
         let ow = oracle_winding(m, p);

@@ -75,7 +75,9 @@ fn scene_against_world_oracle() {
         let c = scene.contains(*p);
         assert_eq!(c, ow >= 0.5, "{p:?}");
         let s = scene.signed_distance(*p).unwrap();
-        let r = (f64::from(s.distance.abs()) - od).abs() / od.max(1e-9);
+        // Relative to at least 1e-2: nearer the surface the f32 placement's rounding (1e-7
+        // at these coordinates) is what remains.
+        let r = (f64::from(s.distance.abs()) - od).abs() / od.max(1e-2);
         assert!(r <= 1e-5, "{p:?}: {} against {od}", s.distance);
         assert_eq!(s.distance < 0.0, c);
         assert_eq!((batch_w[i], batch_c[i], batch_s[i]), (w, c, Some(s)));

@@ -5,7 +5,7 @@
 //!   `signed_distance` follow it;
 //! - open meshes (the input's own triangles): `contains` and the signed distance's sign
 //!   agree with the oracle wherever it is more than 0.05 from 0.5, and the signed distance's
-//!   winding number is within its stated 2e-2.
+//!   winding number is within its stated 3e-2.
 //!
 //! Half the meshes are built with their slivers pre-split hard (`BuildConfig::presplit`).
 //!
@@ -178,7 +178,7 @@ fuzz_target!(|data: &[u8]| {
             assert!((w - ow).abs() <= 1e-3, "winding {w} against {ow} at {p:?}");
             let sw = f64::from(s.winding_number);
             assert!(
-                (sw - ow).abs() <= 2e-2,
+                (sw - ow).abs() <= 3e-2,
                 "side winding {sw} against {ow} at {p:?}"
             );
             if (ow - 0.5).abs() > 0.05 {
