@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use numpy::ndarray::{ArrayView2, ArrayViewD, Axis, CowArray, Ix2, IxDyn};
+use numpy::ndarray::{ArrayView2, ArrayViewD, CowArray, Ix2, IxDyn};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use raypick::primitives::{Point3, Ray, Ray64, Vector3};
@@ -66,27 +66,20 @@ impl<'py> FloatArg<'py> {
     }
 }
 
+/// The rows of `a` (whose last axis has length `K`) in logical (C) order, read as the ray
+/// input reads them ([`Store`]).
 fn rows_of<T: Copy, U, const K: usize>(a: &ArrayViewD<'_, T>, f: impl Fn(T) -> U) -> Vec<[U; K]> {
-    if let Some(s) = a.as_slice() {
-        return s
+    match Store::of(a).rows(K) {
+        Rows::Flat(s, _) => s
             .chunks_exact(K)
             .map(|c| std::array::from_fn(|i| f(c[i])))
-            .collect();
-    }
-    // 2-D views of any strides (as `points[:, :3]` makes) by rows; other ranks by lanes,
-    // whose dynamic-rank walk costs several times more per row.
-    if let Ok(v) = a.clone().into_dimensionality::<Ix2>() {
-        return v
+            .collect(),
+        Rows::View(v) => v
             .rows()
             .into_iter()
             .map(|r| std::array::from_fn(|i| f(r[i])))
-            .collect();
+            .collect(),
     }
-    let last = Axis(a.ndim() - 1);
-    a.lanes(last)
-        .into_iter()
-        .map(|l| std::array::from_fn(|i| f(l[i])))
-        .collect()
 }
 
 impl Floats<'_> {
@@ -173,7 +166,7 @@ impl Coord for f64 {
     }
 }
 
-/// A numpy float array as the ray reader keeps it: borrowed when C-contiguous or 2-D (any
+/// A numpy float array as the readers keep it: borrowed when C-contiguous or 2-D (any
 /// strides, as `rays[:, :3]` makes), copied once into C order otherwise.
 enum Store<'a, T> {
     C(CowArray<'a, T, IxDyn>),
@@ -225,23 +218,24 @@ impl<T: Copy> Rows<'_, T> {
     }
 }
 
-enum Flat<'a> {
+/// A [`Store`] of either input float type.
+enum Stored<'a> {
     F32(Store<'a, f32>),
     F64(Store<'a, f64>),
 }
 
-impl<'a> Flat<'a> {
+impl<'a> Stored<'a> {
     fn of(v: &Floats<'a>) -> Self {
         match v {
-            Floats::F32(a) => Flat::F32(Store::of(a)),
-            Floats::F64(a) => Flat::F64(Store::of(a)),
+            Floats::F32(a) => Stored::F32(Store::of(a)),
+            Floats::F64(a) => Stored::F64(Store::of(a)),
         }
     }
 
     fn len(&self) -> usize {
         match self {
-            Flat::F32(a) => a.len(),
-            Flat::F64(a) => a.len(),
+            Stored::F32(a) => a.len(),
+            Stored::F64(a) => a.len(),
         }
     }
 }
@@ -268,17 +262,17 @@ impl Scalar for f64 {
 /// ([`RayInput::fill`]), so no array of the whole batch's rays is ever built; arrays that
 /// are not C-contiguous are copied once into C order first.
 pub struct RayInput<'a> {
-    origins: Flat<'a>,
+    origins: Stored<'a>,
     /// `None`: the directions are the last three of each row of `origins`.
-    directions: Option<Flat<'a>>,
+    directions: Option<Stored<'a>>,
     len: usize,
 }
 
 impl<'a> RayInput<'a> {
     /// Errors when origins and directions hold different numbers of rays.
     pub fn new(origins: &Floats<'a>, directions: Option<&Floats<'a>>) -> Result<Self, String> {
-        let origins = Flat::of(origins);
-        let directions = directions.map(Flat::of);
+        let origins = Stored::of(origins);
+        let directions = directions.map(Stored::of);
         let len = match &directions {
             None => origins.len() / 6,
             Some(d) => {
@@ -312,25 +306,24 @@ impl<'a> RayInput<'a> {
         out: &mut Vec<C::Ray>,
     ) -> Result<(), (usize, String)> {
         out.clear();
-        // (floats per origin row, per direction row, the direction's offset in its row)
-        let (ok, dk, off) = match self.directions {
-            None => (6, 6, 3),
-            Some(_) => (3, 3, 0),
+        // (floats per row, the direction's offset in its row)
+        let (k, off) = match self.directions {
+            None => (6, 3),
+            Some(_) => (3, 0),
         };
         let d = self.directions.as_ref().unwrap_or(&self.origins);
-        let (o, d) = (&self.origins, d);
-        match (o, d) {
-            (Flat::F32(o), Flat::F32(d)) => {
-                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
+        match (&self.origins, d) {
+            (Stored::F32(o), Stored::F32(d)) => {
+                fill_from::<C, _, _>(o.rows(k), d.rows(k), off, range, strict, out)
             }
-            (Flat::F64(o), Flat::F64(d)) => {
-                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
+            (Stored::F64(o), Stored::F64(d)) => {
+                fill_from::<C, _, _>(o.rows(k), d.rows(k), off, range, strict, out)
             }
-            (Flat::F32(o), Flat::F64(d)) => {
-                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
+            (Stored::F32(o), Stored::F64(d)) => {
+                fill_from::<C, _, _>(o.rows(k), d.rows(k), off, range, strict, out)
             }
-            (Flat::F64(o), Flat::F32(d)) => {
-                fill_from::<C, _, _>(o.rows(ok), d.rows(dk), off, range, strict, out)
+            (Stored::F64(o), Stored::F32(d)) => {
+                fill_from::<C, _, _>(o.rows(k), d.rows(k), off, range, strict, out)
             }
         }
     }

@@ -293,15 +293,20 @@ fn on_rays<R: Send>(
     })
 }
 
-/// The error of the lowest ray index among the tasks' results (so that a batch names the
-/// first bad ray whatever the order its tasks ran in), or `Ok`.
-fn first_error(
-    results: impl ParallelIterator<Item = Result<(), (usize, String)>>,
-) -> Result<(), String> {
-    match results.filter_map(Result::err).min_by_key(|e| e.0) {
-        Some((_, e)) => Err(e),
-        None => Ok(()),
+/// The tasks' results in order, or the error of the lowest ray index among them (so that a
+/// batch names the first bad ray whatever the order its tasks ran in).
+fn first_error<T: Send>(
+    results: impl IndexedParallelIterator<Item = Result<T, (usize, String)>>,
+) -> Result<Vec<T>, String> {
+    let parts: Vec<_> = results.collect();
+    if let Some((_, e)) = parts
+        .iter()
+        .filter_map(|p| p.as_ref().err())
+        .min_by_key(|e| e.0)
+    {
+        return Err(e.clone());
     }
+    Ok(parts.into_iter().filter_map(Result::ok).collect())
 }
 
 /// The ray query `kind` ("closest", "any" or "all") of `target`.
@@ -373,33 +378,25 @@ fn all_hits<'py, C: Coord, T: Target<C>>(
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (cols, ray_index) = on_rays(py, origins, directions, args, |rays, o| {
-        type Part<C> = Result<(Vec<Rec<C>>, Vec<u64>), (usize, String)>;
-        let parts: Vec<Part<C>> = (0..rays.len().div_ceil(ALL_CHUNK))
-            .into_par_iter()
-            .map_init(
-                || (Vec::new(), Vec::new()),
-                |(buf, one), c| {
-                    let start = c * ALL_CHUNK;
-                    rays.fill::<C>(start..(start + ALL_CHUNK).min(rays.len()), o.strict, buf)?;
-                    let (mut recs, mut idx) = (Vec::new(), Vec::new());
-                    for (i, ray) in buf.iter().enumerate() {
-                        target.all_into(ray, o, one);
-                        recs.extend_from_slice(one);
-                        idx.resize(recs.len(), (start + i) as u64);
-                    }
-                    Ok((recs, idx))
-                },
-            )
-            .collect();
-        if let Some((_, e)) = parts
-            .iter()
-            .filter_map(|p| p.as_ref().err())
-            .min_by_key(|e| e.0)
-        {
-            return Err(e.clone());
-        }
-        let chunks: Vec<(Vec<Rec<C>>, Vec<u64>)> =
-            parts.into_iter().filter_map(Result::ok).collect();
+        let chunks = first_error(
+            (0..rays.len().div_ceil(ALL_CHUNK))
+                .into_par_iter()
+                .map_init(
+                    || (Vec::new(), Vec::new()),
+                    |(buf, one), c| {
+                        let start = c * ALL_CHUNK;
+                        let end = (start + ALL_CHUNK).min(rays.len());
+                        rays.fill::<C>(start..end, o.strict, buf)?;
+                        let (mut recs, mut idx) = (Vec::new(), Vec::new());
+                        for (i, ray) in buf.iter().enumerate() {
+                            target.all_into(ray, o, one);
+                            recs.extend_from_slice(one);
+                            idx.resize(recs.len(), (start + i) as u64);
+                        }
+                        Ok((recs, idx))
+                    },
+                ),
+        )?;
         let n = chunks.iter().map(|c| c.0.len()).sum();
         let mut cols = Columns::with_capacity(n);
         let mut ray_index = Vec::with_capacity(n);
