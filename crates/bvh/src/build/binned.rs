@@ -257,29 +257,117 @@ pub(super) fn decide(
 /// Partitions `prims` in place: those whose centroid falls in a bin below `split` on `axis`
 /// go first. Returns their count and the exact (box, centroid box) of each side, grown in the
 /// same pass (the bins' boxes would do for a full binning, but not for a sampled one).
+///
+/// As [`bin_of`] is monotone in the centroid coordinate, "bin below `split`" is "coordinate
+/// below a threshold" ([`split_threshold`]), one comparison per primitive. Hoare's scheme
+/// from both ends moves only the primitives on the wrong side, each once.
 fn partition(
     prims: &mut [PrimRef],
     bn: &Binning,
     axis: usize,
     split: usize,
 ) -> (usize, (Box3, Box3), (Box3, Box3)) {
+    let t = split_threshold(bn, axis, split);
+    #[cfg(target_arch = "x86_64")]
+    use super::bin_x86::partition_below;
+    #[cfg(not(target_arch = "x86_64"))]
+    use partition_below_scalar as partition_below;
+    match axis {
+        0 => partition_below::<0>(prims, t),
+        1 => partition_below::<1>(prims, t),
+        _ => partition_below::<2>(prims, t),
+    }
+}
+
+/// The smallest `f32` whose bin on `axis` is `split` or above (`+inf` if none): every finite
+/// `c` then has `bin_of(c) < split` exactly when `c < threshold`, as `bin_of` never
+/// decreases with `c`. Found from the boundary's formula and a few steps to the neighbouring
+/// floats, or by a binary search over the floats when that does not settle it.
+pub(super) fn split_threshold(bn: &Binning, axis: usize, split: usize) -> f32 {
     let (cmin, scale, last) = (bn.cmin[axis], bn.scale[axis], bn.last as f32);
+    let below = |c: f32| bin_of(c, cmin, scale, last) < split;
+    let guess = cmin + split as f32 / scale;
+    if guess.is_finite() {
+        let mut t = guess;
+        for _ in 0..8 {
+            if below(t) {
+                t = t.next_up();
+            } else if !below(t.next_down()) {
+                t = t.next_down();
+            } else {
+                return t;
+            }
+        }
+    }
+    threshold_search(below)
+}
+
+/// The smallest `f32` for which `below` is false, for a `below` that is true up to some float
+/// and false after it (`+inf` if it is true everywhere): a binary search over the floats in
+/// their total order.
+fn threshold_search(below: impl Fn(f32) -> bool) -> f32 {
+    // The floats' total order as unsigned keys (negative floats reversed below the positive).
+    let key = |f: f32| {
+        let b = f.to_bits();
+        if b >> 31 == 1 {
+            !b
+        } else {
+            b | 1 << 31
+        }
+    };
+    let float = |k: u32| f32::from_bits(if k >> 31 == 1 { k & !(1 << 31) } else { !k });
+    if below(f32::INFINITY) {
+        return f32::INFINITY;
+    }
+    if !below(f32::NEG_INFINITY) {
+        return f32::NEG_INFINITY;
+    }
+    // Invariant: `below(float(lo))` and not `below(float(hi))`.
+    let (mut lo, mut hi) = (key(f32::NEG_INFINITY), key(f32::INFINITY));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if below(float(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    float(hi)
+}
+
+/// [`partition`] on axis `A`: primitives whose centroid coordinate is below `t` go first.
+/// The portable loop; the SSE2 form is checked against it.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+pub(super) fn partition_below_scalar<const A: usize>(
+    prims: &mut [PrimRef],
+    t: f32,
+) -> (usize, (Box3, Box3), (Box3, Box3)) {
+    let left_of = |p: &PrimRef| p.min[A] * 0.5 + p.max[A] * 0.5 < t;
+    let grow = |side: &mut (Box3, Box3), p: &PrimRef| {
+        side.0.grow(&p.min, &p.max);
+        side.1.grow_point(&p.centroid());
+    };
     let (mut left, mut right) = ((Box3::EMPTY, Box3::EMPTY), (Box3::EMPTY, Box3::EMPTY));
     let mut i = 0usize;
     let mut j = prims.len();
-    while i < j {
-        let p = prims[i];
-        let c = p.centroid();
-        if bin_of(c[axis], cmin, scale, last) < split {
-            left.0.grow(&p.min, &p.max);
-            left.1.grow_point(&c);
+    loop {
+        while i < j && left_of(&prims[i]) {
+            grow(&mut left, &prims[i]);
             i += 1;
-        } else {
-            right.0.grow(&p.min, &p.max);
-            right.1.grow_point(&c);
-            j -= 1;
-            prims.swap(i, j);
         }
+        while i < j && !left_of(&prims[j - 1]) {
+            grow(&mut right, &prims[j - 1]);
+            j -= 1;
+        }
+        // Here `prims[i]` goes right and `prims[j - 1]` left, so `i < j - 1`.
+        if i + 1 >= j {
+            break;
+        }
+        prims.swap(i, j - 1);
+        grow(&mut left, &prims[i]);
+        grow(&mut right, &prims[j - 1]);
+        i += 1;
+        j -= 1;
     }
     (i, left, right)
 }
