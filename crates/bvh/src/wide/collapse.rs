@@ -109,17 +109,20 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
         return WideBvh::default();
     }
     let plan = plan::<N>(bn, config);
-    // About (leaves - 1) / (N - 1) nodes; merged leaves make it fewer.
-    let mut nodes = Vec::with_capacity(bn.len() / (2 * (N - 1)) + 1);
+    // Each wide node but the root stands for a distinct interior binary node, of which a
+    // binary tree has (len - 1) / 2; about (leaves - 1) / (N - 1) are used, fewer with merged
+    // leaves. Rays read the nodes at random, so large trees go to huge pages: reserved at
+    // the bound, filled in place and shrunk (pages never touched cost nothing).
+    let bound = (bn.len() - 1) / 2 + 1;
+    let mut nodes = if bound * std::mem::size_of::<WideNode<N>>() >= 2 * HUGE_PAGE_MIN_BYTES {
+        huge_page_vec(bound)
+    } else {
+        Vec::with_capacity(bn.len() / (2 * (N - 1)) + 1)
+    };
     nodes.push(WideNode::EMPTY);
     let mut depth = 0;
     emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
-    // Rays read the nodes at random: large trees go to huge pages.
-    if std::mem::size_of_val(&nodes[..]) >= HUGE_PAGE_MIN_BYTES {
-        let mut advised = huge_page_vec(nodes.len());
-        advised.extend_from_slice(&nodes);
-        nodes = advised;
-    }
+    nodes.shrink_to_fit();
     WideBvh {
         nodes,
         prim_count: bvh.len(),
