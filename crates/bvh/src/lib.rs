@@ -117,7 +117,7 @@ impl Bvh {
     /// `config.parallel_threshold` primitives; the result is the same whatever the thread
     /// count.
     pub fn build(boxes: &[Aabb], config: &BuildConfig) -> Result<Bvh, BuildError> {
-        Self::build_with(boxes, config, &BuildObserver::default()).map(|(b, _)| b)
+        Self::build_reporting(boxes, config, &BuildObserver::default(), false).map(|(b, _)| b)
     }
 
     /// [`Bvh::build`] with a progress callback, returning a [`BuildReport`] too. Each build
@@ -128,6 +128,17 @@ impl Bvh {
         boxes: &[Aabb],
         config: &BuildConfig,
         observer: &BuildObserver<'_>,
+    ) -> Result<(Bvh, BuildReport), BuildError> {
+        Self::build_reporting(boxes, config, observer, true)
+    }
+
+    /// [`Bvh::build_with`]; the SAH cost (a pass over the nodes) is computed only for a
+    /// report that is returned (`report`) or traced.
+    fn build_reporting(
+        boxes: &[Aabb],
+        config: &BuildConfig,
+        observer: &BuildObserver<'_>,
+        report_wanted: bool,
     ) -> Result<(Bvh, BuildReport), BuildError> {
         let n = boxes.len();
         let span = tracing::debug_span!(
@@ -177,8 +188,10 @@ impl Bvh {
             depth,
         };
         report.build_time = t1.elapsed();
-        report.sah_after_build = bvh.sah_cost();
-        report.sah_final = report.sah_after_build;
+        if report_wanted || tracing::enabled!(tracing::Level::DEBUG) {
+            report.sah_after_build = bvh.sah_cost();
+            report.sah_final = report.sah_after_build;
+        }
         if let Some(opt) = &config.optimize {
             let r = optimize::optimize(&mut bvh, opt, cfg.max_depth);
             report.sah_final = r.sah_after;
