@@ -350,12 +350,25 @@ fn lane_corners(g: &[f32; 9 * GROUP], n: usize, j: usize) -> [Point3<Real>; 3] {
     [p(0), p(1), p(2)]
 }
 
-/// Writes `tri` as lane `j` of the group of `n` whose rows are `group` (`9n` floats).
-#[inline(always)]
+/// Writes `tri` as lane `j` of the group of `n` whose rows are `group` (`9n` floats): the
+/// tests' plain writer.
+#[cfg(test)]
 fn write_lane(group: &mut [f32], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
     for (c, p) in tri.iter().enumerate() {
         for a in 0..3 {
             group[(3 * c + a) * n + j] = p[a];
+        }
+    }
+}
+
+/// Writes `tri` as lane `j` of a group of `n` into the group's block: `n` at most `GROUP` and `j < GROUP` (the clamps
+/// let the compiler see every index below `9 * GROUP`).
+#[inline(always)]
+fn write_block_lane(block: &mut [f32; 9 * GROUP], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
+    let (n, j) = (n.min(GROUP), j % GROUP);
+    for (c, p) in tri.iter().enumerate() {
+        for a in 0..3 {
+            block[(3 * c + a) * n + j] = p[a];
         }
     }
 }
@@ -422,13 +435,15 @@ impl Fill<'_> {
         degenerate[..words].iter_mut().for_each(|w| *w = 0);
         let mut s = first;
         let mut off = 0;
+        // Each group is written into this block, whose indices provably stay in bounds (no
+        // check per float), then copied; only its first `9 * n` floats are ever read.
+        let mut block = [0.0; 9 * GROUP];
         while s < slots.end {
             let next = self.next_start(s + 1);
             let n = next - s;
-            let group = &mut rows[off..off + 9 * n];
             for j in 0..n {
                 let tri = self.indices[s + j].map(|i| self.positions[i as usize]);
-                write_lane(group, n, j, &tri);
+                write_block_lane(&mut block, n, j, &tri);
                 let zero = zero_cross(&tri);
                 debug_assert_eq!(zero, super::triangle_kernel::is_degenerate(&tri));
                 if zero {
@@ -440,6 +455,7 @@ impl Fill<'_> {
                     }
                 }
             }
+            rows[off..off + 9 * n].copy_from_slice(&block[..9 * n]);
             off += 9 * n;
             s = next;
         }
