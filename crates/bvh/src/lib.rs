@@ -132,8 +132,8 @@ impl Bvh {
         Self::build_reporting(boxes, config, observer, true)
     }
 
-    /// [`Bvh::build_with`]; the SAH cost (a pass over the nodes) is computed only for a
-    /// report that is returned (`report`) or traced.
+    /// [`Bvh::build_with`]; the SAH cost (a pass over the nodes) is computed only when the
+    /// report is returned (`report_wanted`) or traced.
     fn build_reporting(
         boxes: &[Aabb],
         config: &BuildConfig,
