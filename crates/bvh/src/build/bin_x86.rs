@@ -359,12 +359,12 @@ mod tests {
             let bn = binning(&ps, 16);
             for axis in 0..3 {
                 for split in 0..=16 {
-                    let t = if split == 16 {
-                        f32::INFINITY
-                    } else {
-                        split_threshold(&bn, axis, split.max(1))
+                    // Every primitive right, every bin boundary, every primitive left.
+                    let t = match split {
+                        0 => f32::NEG_INFINITY,
+                        16 => f32::INFINITY,
+                        s => split_threshold(&bn, axis, s),
                     };
-                    let t = if split == 0 { f32::NEG_INFINITY } else { t };
                     let (mut a, mut b) = (ps.clone(), ps.clone());
                     let x = match axis {
                         0 => (
