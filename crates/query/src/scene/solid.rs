@@ -53,13 +53,13 @@ impl Scene {
     /// from 0.5 than five times the sum of their stated errors (and than 0.1), else
     /// [`Scene::winding`]'s.
     ///
-    /// The third value is true when every object is known to be off the surface at `p`
-    /// (closed meshes counted by a ray).
+    /// The third value is true when the scene's distance-0 check is known to find nothing
+    /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it).
     fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
         let w = self.winding_sum(p, true);
         // Exact sums (closed meshes, shapes) are integers, always clear of 0.5.
         if w.on_surface || (w.value - 0.5).abs() > (5.0 * w.tolerance).max(0.1) {
-            (w.value, w.on_surface, w.off_surface)
+            (w.value, w.on_surface, w.untouched)
         } else {
             let (sum, on) = self.winding(p);
             (sum, on, false)
@@ -75,10 +75,12 @@ impl Scene {
             on_surface: false,
             tolerance: 0.0,
             off_surface: true,
+            untouched: true,
         };
         if !p.iter().all(|c| c.is_finite()) {
             sum.value = f64::NAN;
             sum.off_surface = false;
+            sum.untouched = false;
             return sum;
         }
         for id in self.instances() {
@@ -97,9 +99,15 @@ impl Scene {
                     sum.on_surface |= w.on_surface;
                     sum.tolerance += w.tolerance;
                     sum.off_surface &= w.off_surface;
+                    // The scene's distance-0 check asks the mesh itself at `q` under a
+                    // similarity (`nearest_on_object`), so the mesh's word holds there;
+                    // other transforms search in world space.
+                    sum.untouched &=
+                        w.off_surface || (w.untouched && obj.transform.uniform_scale.is_some());
                 }
                 Geometry::Shape(s) => {
                     sum.off_surface = false;
+                    sum.untouched = false;
                     if s.contains_local_point(&q) {
                         sum.value += 1.0;
                     }
@@ -117,10 +125,10 @@ impl Scene {
     /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let (w, on, off) = self.side_winding(p);
+        let (w, on, untouched) = self.side_winding(p);
         // At distance 0 the point is on a surface, as for `Mesh::contains`.
         on || w >= 0.5
-            || (!off
+            || (!untouched
                 && self
                     .nearest_point(&p, 0.0, &SceneQuery::default())
                     .is_some())
@@ -159,5 +167,51 @@ impl Scene {
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SceneSignedDistance>> {
         crate::mesh::par_map(points, |p| self.signed_distance(*p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Scene, SceneQuery};
+    use crate::mesh::solid::probes::{probes, soup};
+    use nalgebra::{Matrix4, UnitQuaternion, Vector3};
+    use rand::SeedableRng;
+
+    /// When the scene's side decision vouches for a point, its distance-0 check finds
+    /// nothing: soups under the identity, a similarity (the mesh's own word is taken) and a
+    /// non-uniform scale (it is not), with each soup's probes placed in the world.
+    #[test]
+    fn vouched_points_are_at_no_world_distance_0() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x05ce_7e57);
+        let poses = [
+            Matrix4::identity(),
+            Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
+                * UnitQuaternion::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
+                * Matrix4::new_scaling(2.5),
+            Matrix4::new_translation(&Vector3::new(-3.0, 0.0, 0.0))
+                * Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
+        ];
+        let (mut vouched, mut touching) = (0usize, 0usize);
+        for pose in &poses {
+            let mesh = soup(200, 1.0, 0.0, &mut rng);
+            let points: Vec<_> = probes(&mesh, &mut rng)
+                .iter()
+                .map(|p| pose.transform_point(p))
+                .collect();
+            let mut scene = Scene::new();
+            let id = scene.add_mesh(mesh);
+            scene.add_instance(id, pose).expect("invertible pose");
+            for p in points {
+                let (w, on, untouched) = scene.side_winding(p);
+                let at_zero = scene
+                    .nearest_point(&p, 0.0, &SceneQuery::default())
+                    .is_some();
+                assert!(!(untouched && at_zero), "{p:?} vouched for, at distance 0");
+                assert_eq!(scene.contains(p), on || w >= 0.5 || at_zero, "{p:?}");
+                vouched += usize::from(untouched);
+                touching += usize::from(at_zero);
+            }
+        }
+        assert!(vouched > 3_000 && touching > 500, "{vouched} {touching}");
     }
 }

@@ -38,6 +38,8 @@ pub(crate) struct ExpansionLanes {
     t: [[f32; LANES]; 18],
     /// Bit `i` set for each used slot.
     pub(crate) used: u32,
+    /// The least squared radius of a used slot (infinite for none).
+    pub(crate) min_r2: f32,
 }
 
 impl ExpansionLanes {
@@ -53,6 +55,7 @@ impl ExpansionLanes {
             lin: [[0.0; LANES]; 3],
             t: [[0.0; LANES]; 18],
             used: (1u32 << slots.len().min(LANES)) - 1,
+            min_r2: f32::INFINITY,
         };
         for (i, e) in slots.iter().enumerate().take(LANES) {
             for a in 0..3 {
@@ -70,6 +73,7 @@ impl ExpansionLanes {
             // Rounded up, so that a slot is far in f32 only if it is in f64 too (up to the
             // query offset's rounding).
             l.r2[i] = ((e.radius * e.radius) as f32).next_up();
+            l.min_r2 = l.min_r2.min(l.r2[i]);
         }
         l
     }

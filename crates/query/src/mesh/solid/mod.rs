@@ -6,6 +6,8 @@ mod expansion;
 mod grid;
 mod lanes;
 mod pair;
+#[cfg(test)]
+pub(crate) mod probes;
 pub(crate) mod signed;
 mod tree;
 mod winding;

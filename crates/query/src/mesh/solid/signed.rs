@@ -56,10 +56,10 @@ impl Mesh {
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
         let w = self.winding_side(p, None);
-        // An outside answer not known to be off the surface is checked against it: at
+        // An outside answer not known to be clear of the surface is checked against it: at
         // distance 0 the point is on it (a query bounded by 0 visits only the boxes that
         // hold `p`).
-        w.on_surface || w.value >= 0.5 || (!w.off_surface && self.nearest_point(&p, 0.0).is_some())
+        w.on_surface || w.value >= 0.5 || (!w.untouched && self.nearest_point(&p, 0.0).is_some())
     }
 
     /// The signed distance of `p` to the surface: the exact distance to the nearest point

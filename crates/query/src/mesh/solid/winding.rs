@@ -29,6 +29,10 @@ pub(crate) struct Winding {
     /// True when the point is known to be off the surface (a ray count: farther than its
     /// margin); false when unknown.
     pub(crate) off_surface: bool,
+    /// True when no triangle is at distance 0 from the point as
+    /// [`Mesh::nearest_point`] computes it (`off_surface`, or vouched for by the sum of a
+    /// side decision given no distance: see `WindingTree::winding`); false when unknown.
+    pub(crate) untouched: bool,
 }
 
 /// The stated accuracy of the expansions at [`FAR_RATIO`].
@@ -117,6 +121,7 @@ impl Mesh {
                 on_surface: false,
                 tolerance: 0.0,
                 off_surface: false,
+                untouched: false,
             };
         }
         let tree = self.winding_tree();
@@ -127,26 +132,32 @@ impl Mesh {
                     on_surface: false,
                     tolerance: 0.0,
                     off_surface: true,
+                    untouched: true,
                 };
             }
         }
+        // Whether the caller may want the distance-0 check answered: side decisions whose
+        // distance is not known (`Mesh::contains`, the scene's).
+        let touch = side && distance.is_none();
         if side {
-            let (value, on_surface) = tree.winding(self, p, COARSE_RATIO);
+            let (value, on_surface, untouched) = tree.winding(self, p, COARSE_RATIO, touch);
             if !on_surface && (value - 0.5).abs() > SIDE_MARGIN {
                 return Winding {
                     value,
                     on_surface,
                     tolerance: COARSE_TOL,
                     off_surface: false,
+                    untouched,
                 };
             }
         }
-        let (value, on_surface) = tree.winding(self, p, FAR_RATIO);
+        let (value, on_surface, untouched) = tree.winding(self, p, FAR_RATIO, touch);
         Winding {
             value,
             on_surface,
             tolerance: FINE_TOL,
             off_surface: false,
+            untouched,
         }
     }
 

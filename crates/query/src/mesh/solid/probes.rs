@@ -1,0 +1,98 @@
+//! Test meshes and points for the distance-0 guarantees of the solid queries: soups at
+//! ordinary, offset, huge and tiny coordinates, specks of triangles a few f32 steps across,
+//! and points on, beside and off their triangles.
+
+use crate::Mesh;
+use rand::Rng;
+use raypick_primitives::{Point3, Real};
+
+/// Points on, beside and off `mesh`'s triangles: corners, edge points, centroids, each
+/// nudged by a few f32 steps along every axis, and by fractions of the coordinate scale.
+pub(crate) fn probes(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> Vec<Point3<Real>> {
+    let b = mesh.bounds();
+    let s = b
+        .min
+        .iter()
+        .chain(b.max.iter())
+        .fold(0.0f32, |m, c| m.max(c.abs()));
+    let mut out = Vec::new();
+    for t in mesh.tris.iter() {
+        let mid = |a: Point3<Real>, b: Point3<Real>| Point3::from((a.coords + b.coords) * 0.5);
+        let c = Point3::from((t[0].coords + t[1].coords + t[2].coords) / 3.0);
+        for base in [t[0], t[1], t[2], mid(t[0], t[1]), mid(t[1], t[2]), c] {
+            out.push(base);
+            let a = rng.gen_range(0..3);
+            let mut q = base;
+            for _ in 0..rng.gen_range(1..4) {
+                q[a] = if rng.gen::<bool>() {
+                    q[a].next_up()
+                } else {
+                    q[a].next_down()
+                };
+            }
+            out.push(q);
+            let mut q = base;
+            q[a] += s * [1e-7, 1e-6, 1e-5, 1e-3][rng.gen_range(0..4)];
+            out.push(q);
+        }
+    }
+    for _ in 0..2_000 {
+        out.push(Point3::from(std::array::from_fn(|a| {
+            let (lo, hi) = (b.min[a], b.max[a]);
+            lo + (hi - lo) * rng.gen_range(-0.2f32..1.2)
+        })));
+    }
+    out
+}
+
+/// A soup of `n` triangles in the cube of side `size` at `offset`: most small, some
+/// long slivers, some degenerate, a few far smaller than the coordinates' f32 steps
+/// allow to tell apart (corners a step or two apart).
+pub(crate) fn soup(n: usize, size: f32, offset: f32, rng: &mut rand_pcg::Pcg64) -> Mesh {
+    let mut pos = Vec::new();
+    for i in 0..n {
+        let c: [f32; 3] = std::array::from_fn(|_| offset + size * rng.gen::<f32>());
+        let e = size * [0.05, 0.3, 1e-6, 0.0][i % 4];
+        let corner = |rng: &mut rand_pcg::Pcg64| {
+            Point3::from(std::array::from_fn(|a| {
+                let x = c[a] + e * (rng.gen::<f32>() - 0.5);
+                if i % 4 == 3 && rng.gen::<bool>() {
+                    x.next_up()
+                } else {
+                    x
+                }
+            }))
+        };
+        let (a, b, d) = (corner(rng), corner(rng), corner(rng));
+        pos.extend([a, b, d]);
+    }
+    let tris = (0..n as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    Mesh::new(pos, tris).expect("finite soup")
+}
+
+/// Clusters of 4 triangles whose corners are a few f32 steps apart, spread over a cube
+/// of side 4e4 off the origin: each cluster a leaf whose radius is below the rounding
+/// of the far test, which may then call it far from a point on it.
+pub(crate) fn specks(rng: &mut rand_pcg::Pcg64) -> Mesh {
+    let mut pos = Vec::new();
+    for _ in 0..150 {
+        let c: [f32; 3] = std::array::from_fn(|_| rng.gen_range(-1.0e4..3.0e4f32));
+        for _ in 0..4 {
+            for _ in 0..3 {
+                pos.push(Point3::from(std::array::from_fn(|a| {
+                    let mut x = c[a];
+                    for _ in 0..rng.gen_range(0..4) {
+                        x = x.next_up();
+                    }
+                    x
+                })));
+            }
+        }
+    }
+    let tris = (0..pos.len() as u32 / 3)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    Mesh::new(pos, tris).expect("finite specks")
+}
