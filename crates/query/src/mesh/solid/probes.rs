@@ -10,11 +10,7 @@ use raypick_primitives::{Point3, Real};
 /// nudged by a few f32 steps along every axis, and by fractions of the coordinate scale.
 pub(crate) fn probes(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> Vec<Point3<Real>> {
     let b = mesh.bounds();
-    let s = b
-        .min
-        .iter()
-        .chain(b.max.iter())
-        .fold(0.0f32, |m, c| m.max(c.abs()));
+    let s = crate::mesh::nearest::coordinate_scale(&b, &Point3::origin());
     let mut out = Vec::new();
     for t in mesh.tris.iter() {
         let mid = |a: Point3<Real>, b: Point3<Real>| Point3::from((a.coords + b.coords) * 0.5);

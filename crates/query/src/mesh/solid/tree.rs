@@ -339,9 +339,6 @@ impl WindingTree {
                 crate::mesh::triangle_kernel_x86::solid_angles8(cpu, [p.x, p.y, p.z], &rows);
             #[cfg(not(target_arch = "x86_64"))]
             let (w, doubt) = super::solid_angles8([p.x, p.y, p.z], &rows);
-            let corner = |k: usize, l: usize| -> [f64; 3] {
-                std::array::from_fn(|a| f64::from(rows[3 * k + a][l]))
-            };
             let mut sum = 0.0f32;
             for (l, w) in w.iter().enumerate().take(n) {
                 if split && mesh.is_secondary(start + l) {
@@ -350,7 +347,8 @@ impl WindingTree {
                 if doubt & (1 << l) == 0 {
                     sum += w;
                 } else {
-                    let (w, on) = solid_angle(q, corner(0, l), corner(1, l), corner(2, l));
+                    let corner = |k: usize| std::array::from_fn(|a| f64::from(rows[3 * k + a][l]));
+                    let (w, on) = solid_angle(q, corner(0), corner(1), corner(2));
                     value += w;
                     on_surface |= on;
                 }
@@ -364,8 +362,8 @@ impl WindingTree {
             while hold != 0 {
                 let l = hold.trailing_zeros() as usize;
                 hold &= hold - 1;
-                let v = |k: usize| Point3::from(rows_corner(&rows, k, l));
-                let t = Triangle::new(v(0), v(1), v(2));
+                let [a, b, c] = mesh.tris.get(start + l);
+                let t = Triangle::new(a, b, c);
                 if point_triangle(&p, &t).is_some_and(|x| x.distance_squared == 0.0) {
                     untouched = false;
                 }
@@ -373,12 +371,6 @@ impl WindingTree {
         }
         (value, on_surface, untouched)
     }
-}
-
-/// Corner `k` of lane `l` of a group's rows.
-#[inline(always)]
-fn rows_corner<const G: usize>(rows: &[[f32; G]; 9], k: usize, l: usize) -> [f32; 3] {
-    [rows[3 * k][l], rows[3 * k + 1][l], rows[3 * k + 2][l]]
 }
 
 /// The lanes of a group whose triangle's box, grown by `margin`, holds `p`, as a bit mask.
