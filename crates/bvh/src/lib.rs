@@ -117,7 +117,8 @@ impl Bvh {
     /// `config.parallel_threshold` primitives; the result is the same whatever the thread
     /// count.
     pub fn build(boxes: &[Aabb], config: &BuildConfig) -> Result<Bvh, BuildError> {
-        Self::build_reporting(boxes, config, &BuildObserver::default(), false).map(|(b, _)| b)
+        Self::build_reporting(boxes, config, &BuildObserver::default(), false, None)
+            .map(|(b, _, _)| b)
     }
 
     /// [`Bvh::build`] with a progress callback, returning a [`BuildReport`] too. Each build
@@ -129,17 +130,36 @@ impl Bvh {
         config: &BuildConfig,
         observer: &BuildObserver<'_>,
     ) -> Result<(Bvh, BuildReport), BuildError> {
-        Self::build_reporting(boxes, config, observer, true)
+        Self::build_reporting(boxes, config, observer, true, None).map(|(b, r, _)| (b, r))
+    }
+
+    /// [`Bvh::build`] with the 8-wide collapse's plan under `collapse` made as the tree is
+    /// built, where the tree it plans is the one returned (not after the optimizer, nor for
+    /// the Morton builder): `None` then, and for an empty tree.
+    pub(crate) fn build_planned(
+        boxes: &[Aabb],
+        config: &BuildConfig,
+        collapse: &wide::CollapseConfig,
+    ) -> Result<(Bvh, Option<wide::collapse::Plan<8>>), BuildError> {
+        Self::build_reporting(
+            boxes,
+            config,
+            &BuildObserver::default(),
+            false,
+            Some(collapse),
+        )
+        .map(|(b, _, p)| (b, p))
     }
 
     /// [`Bvh::build_with`]; the SAH cost (a pass over the nodes) is computed only when the
-    /// report is returned (`report_wanted`) or traced.
+    /// report is returned (`report_wanted`) or traced; the plan as [`Bvh::build_planned`].
     fn build_reporting(
         boxes: &[Aabb],
         config: &BuildConfig,
         observer: &BuildObserver<'_>,
         report_wanted: bool,
-    ) -> Result<(Bvh, BuildReport), BuildError> {
+        collapse: Option<&wide::CollapseConfig>,
+    ) -> Result<(Bvh, BuildReport, Option<wide::collapse::Plan<8>>), BuildError> {
         let n = boxes.len();
         let span = tracing::debug_span!(
             "bvh_build",
@@ -168,7 +188,7 @@ impl Bvh {
             if let Some(cb) = observer.progress {
                 cb(1.0);
             }
-            return Ok((Bvh::default(), report));
+            return Ok((Bvh::default(), report, None));
         }
         let cfg = config::Resolved::new(config);
         let t1 = Instant::now();
@@ -178,9 +198,14 @@ impl Bvh {
             total: n,
             step: (n / 100).max(1),
         };
-        let (nodes, prim_indices, depth) = match cfg.strategy {
-            BuildStrategy::BinnedSah => build::build_nodes(boxes, cfg, &progress),
-            BuildStrategy::Morton => build::morton::build_nodes(boxes, cfg, &progress),
+        // The optimizer rewrites the tree the plan would be made for.
+        let collapse = collapse.filter(|_| config.optimize.is_none());
+        let (nodes, prim_indices, depth, plan) = match cfg.strategy {
+            BuildStrategy::BinnedSah => build::build_nodes(boxes, cfg, &progress, collapse),
+            BuildStrategy::Morton => {
+                let (nodes, indices, depth) = build::morton::build_nodes(boxes, cfg, &progress);
+                (nodes, indices, depth, None)
+            }
         };
         let mut bvh = Bvh {
             nodes,
@@ -220,7 +245,7 @@ impl Bvh {
             sah = report.sah_final,
             "bvh built"
         );
-        Ok((bvh, report))
+        Ok((bvh, report, plan))
     }
 
     /// Number of primitives.

@@ -423,3 +423,52 @@ fn zero_and_one_primitive() {
         assert_eq!(w.nodes()[0].child(1), WideChild::Empty);
     }
 }
+
+/// `Bvh8::build` (the plan solved inside the build's tasks where it can be) gives exactly the
+/// two trees of `Bvh::build` then `from_bvh_with`, for every preset (the optimizer's and the
+/// Morton builder's included, which take the two steps), every collapse config, sizes that
+/// split into many parallel parts ("parallel" builds in parts of 64), and any thread count.
+#[test]
+fn build_with_the_plan_inside_equals_the_two_steps() {
+    let pools: Vec<rayon::ThreadPool> = [1, 3]
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut cases = 0;
+    for n in [0, 1, 2, 3, 17, 64, 65, 130, 700, 5000] {
+        for (fam, boxes) in families(n, 7 + n as u64) {
+            for (name, build) in common::presets() {
+                let bvh = Bvh::build(&boxes, &build).unwrap();
+                for (cname, cfg) in configs() {
+                    let want = WideBvh::<8>::from_bvh_with(&bvh, &cfg);
+                    for pool in &pools {
+                        let (b, w) = pool
+                            .install(|| WideBvh::<8>::build(&boxes, &build, &cfg))
+                            .unwrap();
+                        let what = format!("{fam} n={n} {name} {cname}");
+                        assert_eq!(b, bvh, "{what}: binary tree");
+                        assert_eq!(w, want, "{what}: wide tree");
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases > 1000, "{cases}");
+}
+
+/// Bad input fails as `Bvh::build` does, naming the same box.
+#[test]
+fn build_with_the_plan_inside_rejects_what_the_binary_build_rejects() {
+    let mut boxes = vec![bx([0.0; 3], [1.0; 3]); 10];
+    boxes[7] = bx([0.0, f32::NAN, 0.0], [1.0; 3]);
+    let cfg = CollapseConfig::merge_leaves();
+    let got = WideBvh::<8>::build(&boxes, &BuildConfig::balanced(), &cfg).unwrap_err();
+    let want = Bvh::build(&boxes, &BuildConfig::balanced()).unwrap_err();
+    assert_eq!(got, want);
+}

@@ -21,6 +21,8 @@ mod prim;
 mod small;
 
 use crate::config::Resolved;
+use crate::wide::collapse::{plan_nodes, plan_parent, Plan, Rules, Sub};
+use crate::wide::CollapseConfig;
 use crate::{BuildError, Node};
 use binned::Bins;
 use prim::{bounds_of, xyz, Box3, PrimRef};
@@ -86,19 +88,30 @@ impl Progress<'_> {
 struct Ctx<'a> {
     cfg: Resolved,
     progress: &'a Progress<'a>,
+    /// The 8-wide collapse's rules when its plan is made as the tree is built: each
+    /// sequential part solves its nodes while they are in cache, on its own thread.
+    plan: Option<Rules>,
 }
+
+/// The collapse plan's width.
+pub(crate) const PLAN_WIDTH: usize = 8;
+
+/// A part's plan: its nodes' decisions, in its node order, and what its root's parent needs.
+type PartPlan = (Plan<PLAN_WIDTH>, Sub<PLAN_WIDTH>);
 
 /// Primitive counts at or above which binning runs in parallel chunks.
 const PAR_BIN_MIN: usize = 1 << 16;
 const PAR_CHUNK: usize = 1 << 14;
 
 /// Builds the nodes over `boxes` (already checked, non-empty). Returns nodes, the leaf-order
-/// primitive indices and the depth.
+/// primitive indices and the depth, and with `collapse`, the 8-wide collapse's plan of the
+/// nodes under it (exactly what [`crate::wide::WideBvh::from_bvh_with`] would solve).
 pub(crate) fn build_nodes(
     boxes: &[Aabb],
     cfg: Resolved,
     progress: &Progress<'_>,
-) -> (Vec<Node>, Vec<u32>, usize) {
+    collapse: Option<&CollapseConfig>,
+) -> (Vec<Node>, Vec<u32>, usize, Option<Plan<PLAN_WIDTH>>) {
     let n = boxes.len();
     let parallel = n >= cfg.parallel_threshold;
     let to_ref = |(i, b): (usize, &Aabb)| PrimRef {
@@ -111,20 +124,31 @@ pub(crate) fn build_nodes(
         boxes.iter().enumerate().map(to_ref).collect()
     };
     let (bounds, cbounds) = bounds_of(&prims, parallel);
-    let ctx = Ctx { cfg, progress };
+    let plan = collapse.map(|c| Rules::new(c, &interior_node(&bounds, 0)));
+    let ctx = Ctx {
+        cfg,
+        progress,
+        plan,
+    };
     let part = build_part(&ctx, &mut prims, 0, bounds, cbounds, cfg.max_depth);
-    let (nodes, depth) = match part {
-        Part::Seq { nodes, depth } => (nodes, depth),
+    let (nodes, depth, plan) = match part {
+        Part::Seq { nodes, depth, plan } => (nodes, depth, plan.map(|p| p.0)),
         part => {
-            let mut out = Vec::with_capacity(part.node_count());
+            let len = part.node_count();
+            let mut out = Vec::with_capacity(len);
             out.push(Node {
                 min: [0.0; 3],
                 index: 0,
                 max: [0.0; 3],
                 count: 0,
             });
-            let depth = flatten(part, 0, &mut out);
-            (out, depth)
+            let mut plan = ctx.plan.map(|_| {
+                let mut p = Plan::with_capacity(len);
+                p.push_unsolved();
+                p
+            });
+            let (depth, _) = flatten(&ctx, part, 0, &mut out, plan.as_mut());
+            (out, depth, plan)
         }
     };
     let indices = if parallel {
@@ -132,7 +156,7 @@ pub(crate) fn build_nodes(
     } else {
         prims.iter().map(PrimRef::idx).collect()
     };
-    (nodes, indices, depth)
+    (nodes, indices, depth, plan)
 }
 
 /// A built piece of tree: a sequentially built node array, or a split whose halves were built
@@ -141,6 +165,7 @@ enum Part {
     Seq {
         nodes: Vec<Node>,
         depth: usize,
+        plan: Option<PartPlan>,
     },
     Split {
         bounds: Box3,
@@ -174,10 +199,21 @@ fn interior_node(b: &Box3, first_child: usize) -> Node {
     }
 }
 
-/// Writes `part` with its root at `out[slot]`, appending its other nodes; returns its depth.
-fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
+/// Writes `part` with its root at `out[slot]`, appending its other nodes, and likewise its
+/// plan into `plan`; returns its depth, and what its root's parent needs of the plan.
+fn flatten(
+    ctx: &Ctx<'_>,
+    part: Part,
+    slot: usize,
+    out: &mut Vec<Node>,
+    mut plan: Option<&mut Plan<PLAN_WIDTH>>,
+) -> (usize, Option<Sub<PLAN_WIDTH>>) {
     match part {
-        Part::Seq { nodes, depth } => {
+        Part::Seq {
+            nodes,
+            depth,
+            plan: part_plan,
+        } => {
             // Local child indices c >= 1 move to base + c - 1; the local root goes to `slot`.
             let base = out.len();
             out[slot] = nodes[0];
@@ -187,17 +223,37 @@ fn flatten(part: Part, slot: usize, out: &mut Vec<Node>) -> usize {
                     out[n].index = (base + out[n].index as usize - 1) as u32;
                 }
             }
-            depth
+            let sub = match (plan, part_plan) {
+                (Some(plan), Some((p, sub))) => {
+                    plan.set_from(slot, &p, 0);
+                    plan.extend_from(&p, 1);
+                    Some(sub)
+                }
+                _ => None,
+            };
+            (depth, sub)
         }
         Part::Split { bounds, children } => {
             let c = out.len();
             out[slot] = interior_node(&bounds, c);
             out.push(out[slot]);
             out.push(out[slot]);
+            if let Some(plan) = plan.as_deref_mut() {
+                plan.push_unsolved();
+                plan.push_unsolved();
+            }
             let (l, r) = *children;
-            let dl = flatten(l, c, out);
-            let dr = flatten(r, c + 1, out);
-            1 + dl.max(dr)
+            let (dl, ls) = flatten(ctx, l, c, out, plan.as_deref_mut());
+            let (dr, rs) = flatten(ctx, r, c + 1, out, plan.as_deref_mut());
+            let sub = match (plan, ctx.plan, ls, rs) {
+                (Some(plan), Some(rules), Some(ls), Some(rs)) => {
+                    let (p, sub) = plan_parent(&rules, &out[slot], &ls, &rs);
+                    plan.set_from(slot, &p, 0);
+                    Some(sub)
+                }
+                _ => None,
+            };
+            (1 + dl.max(dr), sub)
         }
     }
 }
@@ -226,15 +282,19 @@ fn build_part(
             0,
             &mut scratch,
         );
-        return Part::Seq { nodes, depth };
+        let plan = ctx.plan.map(|rules| plan_nodes(&nodes, &rules));
+        return Part::Seq { nodes, depth, plan };
     }
     let mut scratch = Bins::new();
     match binned::decide(ctx, prims, &bounds, &cbounds, remaining, true, &mut scratch) {
         Decision::Leaf => {
             ctx.progress.leaf_done(n);
+            let nodes = vec![leaf_node(&bounds, offset, n)];
+            let plan = ctx.plan.map(|rules| plan_nodes(&nodes, &rules));
             Part::Seq {
-                nodes: vec![leaf_node(&bounds, offset, n)],
+                nodes,
                 depth: 1,
+                plan,
             }
         }
         Decision::Split { mid, left, right } => {

@@ -90,7 +90,7 @@ const LEAF: How = (0, 0);
 const INTERIOR: How = (0, 1);
 
 /// The dynamic program's result, per binary node.
-struct Plan<const N: usize> {
+pub(crate) struct Plan<const N: usize> {
     /// `how[n][i - 1]`: the best way to represent `n` with at most `i` slots.
     how: Vec<[How; N]>,
     /// Slots for the left child when `n` becomes a wide node (the right gets `N - split`).
@@ -101,6 +101,237 @@ struct Plan<const N: usize> {
     count: Vec<u32>,
 }
 
+impl<const N: usize> Plan<N> {
+    pub(crate) fn with_capacity(len: usize) -> Self {
+        Self {
+            how: Vec::with_capacity(len),
+            split: Vec::with_capacity(len),
+            start: Vec::with_capacity(len),
+            count: Vec::with_capacity(len),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.how.len()
+    }
+
+    /// Appends a row for a node solved later ([`Plan::set_from`]).
+    pub(crate) fn push_unsolved(&mut self) {
+        self.how.push([LEAF; N]);
+        self.split.push(0);
+        self.start.push(0);
+        self.count.push(0);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.how.truncate(len);
+        self.split.truncate(len);
+        self.start.truncate(len);
+        self.count.truncate(len);
+    }
+
+    /// Overwrites node `n`'s decisions with node `m`'s of `other`.
+    pub(crate) fn set_from(&mut self, n: usize, other: &Plan<N>, m: usize) {
+        self.how[n] = other.how[m];
+        self.split[n] = other.split[m];
+        self.start[n] = other.start[m];
+        self.count[n] = other.count[m];
+    }
+
+    /// Appends the decisions of `other`'s nodes `from..`, in order.
+    pub(crate) fn extend_from(&mut self, other: &Plan<N>, from: usize) {
+        self.how.extend_from_slice(&other.how[from..]);
+        self.split.extend_from_slice(&other.split[from..]);
+        self.start.extend_from_slice(&other.start[from..]);
+        self.count.extend_from_slice(&other.count[from..]);
+    }
+}
+
+/// What the dynamic program weighs: the costs of a [`CollapseConfig`] (invalid ones replaced
+/// by the defaults), and the scale that makes box areas relative to the root's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rules {
+    node_cost: f32,
+    prim_cost: f32,
+    max_leaf: u64,
+    scale: f64,
+}
+
+impl Rules {
+    /// The rules of `config` for a tree whose root is `root`.
+    pub(crate) fn new(config: &CollapseConfig, root: &Node) -> Self {
+        let defaults = CollapseConfig::new();
+        // Areas relative to the root's (in f64, so huge boxes do not overflow); with a flat
+        // root every node weighs 1, which still counts node visits and primitive tests.
+        let root_area = f64::from(root.half_area());
+        Self {
+            node_cost: cost_or(config.node_cost, defaults.node_cost),
+            prim_cost: cost_or(config.prim_cost, defaults.prim_cost),
+            max_leaf: u64::from(config.max_leaf.max(1)),
+            scale: if root_area.is_finite() && root_area > 0.0 {
+                1.0 / root_area
+            } else {
+                0.0
+            },
+        }
+    }
+
+    #[inline(always)]
+    fn area(&self, n: &Node) -> f32 {
+        if self.scale > 0.0 {
+            (f64::from(n.half_area()) * self.scale) as f32
+        } else {
+            1.0
+        }
+    }
+}
+
+/// What a parent's decisions are computed from, per child: `cost[i - 1]`, the least cost of
+/// the child's subtree within `i` slots; the first leaf-order position, the end and the
+/// primitive count (saturated at `u32::MAX`) of the subtree.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sub<const N: usize> {
+    cost: [f32; N],
+    start: u32,
+    count: u32,
+    end: u64,
+}
+
+/// Solves binary node `n` of `bn` into row `n` of `cost`, `end` and `plan`, its children's
+/// rows (the same indices, into the same arrays) solved before. The columns are read and
+/// written in place: the loops over the budgets then unroll.
+#[inline(always)]
+fn solve<const N: usize>(
+    rules: &Rules,
+    bn: &[Node],
+    n: usize,
+    cost: &mut [[f32; N]],
+    end: &mut [u64],
+    plan: &mut Plan<N>,
+) {
+    let node = &bn[n];
+    let a = rules.area(node);
+    let Some(l) = node.first_child() else {
+        // A binary leaf: one leaf slot, whatever the budget.
+        plan.start[n] = node.index;
+        plan.count[n] = node.count;
+        end[n] = u64::from(node.index) + u64::from(node.count);
+        cost[n] = [a * node.count as f32 * rules.prim_cost; N];
+        plan.how[n] = [LEAF; N];
+        return;
+    };
+    let r = l + 1;
+    let s = plan.start[l].min(plan.start[r]);
+    let e = end[l].max(end[r]);
+    let cnt = u64::from(plan.count[l]) + u64::from(plan.count[r]);
+    plan.start[n] = s;
+    end[n] = e;
+    plan.count[n] = u32::try_from(cnt).unwrap_or(u32::MAX);
+    // Disjoint leaves: `cnt` positions within `s..e` are all of them when the sizes match.
+    let leafable = cnt <= rules.max_leaf && e - u64::from(s) == cnt;
+
+    // dist[i - 1]: the best split of exactly up to `i` slots over the two children.
+    let mut dist = [f32::INFINITY; N];
+    let mut dist_k = [1u8; N];
+    for i in 2..=N {
+        let mut best = cost[l][0] + cost[r][i - 2];
+        let mut best_k = 1;
+        for k in 2..i {
+            let c = cost[l][k - 1] + cost[r][i - k - 1];
+            if c < best {
+                best = c;
+                best_k = k;
+            }
+        }
+        dist[i - 1] = best;
+        dist_k[i - 1] = best_k as u8;
+    }
+    plan.split[n] = dist_k[N - 1];
+    let interior = a * rules.node_cost + dist[N - 1];
+    let leaf = a * cnt as f32 * rules.prim_cost;
+    let (c1, h1) = if leafable && leaf <= interior {
+        (leaf, LEAF)
+    } else {
+        (interior, INTERIOR)
+    };
+    let (c, h) = (&mut cost[n], &mut plan.how[n]);
+    c[0] = c1;
+    h[0] = h1;
+    for i in 2..=N {
+        // On a tie, use more slots: fuller, shallower nodes.
+        if dist[i - 1] <= c[i - 2] {
+            c[i - 1] = dist[i - 1];
+            h[i - 1] = (dist_k[i - 1], (i - dist_k[i - 1] as usize) as u8);
+        } else {
+            c[i - 1] = c[i - 2];
+            h[i - 1] = h[i - 2];
+        }
+    }
+}
+
+/// Solves the nodes `bn` (children after their parents, child indices into `bn`) bottom-up:
+/// their decisions, and what the root's parent needs.
+pub(crate) fn plan_nodes<const N: usize>(bn: &[Node], rules: &Rules) -> (Plan<N>, Sub<N>) {
+    let len = bn.len();
+    // Zeroed columns: allocated zeroed, each row written once when it is solved.
+    let mut cost = vec![[0.0f32; N]; len];
+    let mut end = vec![0u64; len];
+    let mut plan = Plan::<N> {
+        how: vec![[LEAF; N]; len],
+        split: vec![0; len],
+        start: vec![0; len],
+        count: vec![0; len],
+    };
+    // Children come after their parents, so a reverse pass sees them first.
+    for n in (0..len).rev() {
+        solve(rules, bn, n, &mut cost, &mut end, &mut plan);
+    }
+    let root = Sub {
+        cost: cost[0],
+        start: plan.start[0],
+        count: plan.count[0],
+        end: end[0],
+    };
+    (plan, root)
+}
+
+/// Solves `node`, an interior node whose children solved to `l` and `r`: its decisions (the
+/// one row of the plan returned), and what its parent needs.
+pub(crate) fn plan_parent<const N: usize>(
+    rules: &Rules,
+    node: &Node,
+    l: &Sub<N>,
+    r: &Sub<N>,
+) -> (Plan<N>, Sub<N>) {
+    // The node and its children as a three-node tree, the children's rows filled in.
+    let bn = [
+        Node {
+            index: 1,
+            count: 0,
+            ..*node
+        },
+        *node,
+        *node,
+    ];
+    let mut cost = [[0.0f32; N], l.cost, r.cost];
+    let mut end = [0, l.end, r.end];
+    let mut plan = Plan::<N> {
+        how: vec![[LEAF; N]; 3],
+        split: vec![0; 3],
+        start: vec![0, l.start, r.start],
+        count: vec![0, l.count, r.count],
+    };
+    solve(rules, &bn, 0, &mut cost, &mut end, &mut plan);
+    let sub = Sub {
+        cost: cost[0],
+        start: plan.start[0],
+        count: plan.count[0],
+        end: end[0],
+    };
+    plan.truncate(1);
+    (plan, sub)
+}
+
 /// Collapses `bvh` with `config` (see the module docs); a `bvh` of one leaf gives a root with
 /// one leaf slot, an empty one an empty tree.
 pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> WideBvh<N> {
@@ -108,7 +339,14 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     if bn.is_empty() {
         return WideBvh::default();
     }
-    let plan = plan::<N>(bn, config);
+    let plan = plan::<N>(bn, &Rules::new(config, &bn[0]));
+    collapse_planned(bvh, &plan)
+}
+
+/// Emits the wide tree `plan` chose for `bvh` (a plan of `bvh`'s nodes, not empty).
+pub(crate) fn collapse_planned<const N: usize>(bvh: &Bvh, plan: &Plan<N>) -> WideBvh<N> {
+    let bn = bvh.nodes();
+    debug_assert_eq!(plan.len(), bn.len());
     // Each wide node but the root stands for a distinct interior binary node, of which a
     // binary tree has (len - 1) / 2; about (leaves - 1) / (N - 1) are used, fewer with merged
     // leaves. Rays read the nodes at random, so large trees go to huge pages: reserved at
@@ -121,7 +359,7 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     };
     nodes.push(WideNode::EMPTY);
     let mut depth = 0;
-    emit(bn, &plan, 0, 0, &mut nodes, 1, &mut depth);
+    emit(bn, plan, 0, 0, &mut nodes, 1, &mut depth);
     nodes.shrink_to_fit();
     WideBvh {
         nodes,
@@ -130,100 +368,8 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     }
 }
 
-fn plan<const N: usize>(bn: &[Node], config: &CollapseConfig) -> Plan<N> {
-    let defaults = CollapseConfig::new();
-    let node_cost = cost_or(config.node_cost, defaults.node_cost);
-    let prim_cost = cost_or(config.prim_cost, defaults.prim_cost);
-    let max_leaf = u64::from(config.max_leaf.max(1));
-    // Areas relative to the root's (in f64, so huge boxes do not overflow); with a flat root
-    // every node weighs 1, which still counts node visits and primitive tests.
-    let root_area = f64::from(bn[0].half_area());
-    let scale = if root_area.is_finite() && root_area > 0.0 {
-        1.0 / root_area
-    } else {
-        0.0
-    };
-    let area = |n: &Node| -> f32 {
-        if scale > 0.0 {
-            (f64::from(n.half_area()) * scale) as f32
-        } else {
-            1.0
-        }
-    };
-
-    let len = bn.len();
-    let mut cost = vec![[0.0f32; N]; len];
-    let mut plan = Plan::<N> {
-        how: vec![[LEAF; N]; len],
-        split: vec![1; len],
-        start: vec![0; len],
-        count: vec![0; len],
-    };
-    // Leaf-order end of each subtree, to tell contiguous ones.
-    let mut end = vec![0u64; len];
-    // Children come after their parents, so a reverse pass sees them first.
-    for n in (0..len).rev() {
-        let node = &bn[n];
-        let a = area(node);
-        let Some(l) = node.first_child() else {
-            // A binary leaf: one leaf slot, whatever the budget.
-            let s = u64::from(node.index);
-            plan.start[n] = node.index;
-            plan.count[n] = node.count;
-            end[n] = s + u64::from(node.count);
-            cost[n] = [a * node.count as f32 * prim_cost; N];
-            plan.how[n] = [LEAF; N];
-            continue;
-        };
-        let r = l + 1;
-        let s = plan.start[l].min(plan.start[r]);
-        let e = end[l].max(end[r]);
-        let cnt = u64::from(plan.count[l]) + u64::from(plan.count[r]);
-        plan.start[n] = s;
-        end[n] = e;
-        plan.count[n] = u32::try_from(cnt).unwrap_or(u32::MAX);
-        // Disjoint leaves: `cnt` positions within `s..e` are all of them when the sizes match.
-        let leafable = cnt <= max_leaf && e - u64::from(s) == cnt;
-
-        // dist[i - 1]: the best split of exactly up to `i` slots over the two children.
-        let mut dist = [f32::INFINITY; N];
-        let mut dist_k = [1u8; N];
-        for i in 2..=N {
-            let mut best = cost[l][0] + cost[r][i - 2];
-            let mut best_k = 1;
-            for k in 2..i {
-                let c = cost[l][k - 1] + cost[r][i - k - 1];
-                if c < best {
-                    best = c;
-                    best_k = k;
-                }
-            }
-            dist[i - 1] = best;
-            dist_k[i - 1] = best_k as u8;
-        }
-        plan.split[n] = dist_k[N - 1];
-        let interior = a * node_cost + dist[N - 1];
-        let leaf = a * cnt as f32 * prim_cost;
-        let (c1, h1) = if leafable && leaf <= interior {
-            (leaf, LEAF)
-        } else {
-            (interior, INTERIOR)
-        };
-        let (c, h) = (&mut cost[n], &mut plan.how[n]);
-        c[0] = c1;
-        h[0] = h1;
-        for i in 2..=N {
-            // On a tie, use more slots: fuller, shallower nodes.
-            if dist[i - 1] <= c[i - 2] {
-                c[i - 1] = dist[i - 1];
-                h[i - 1] = (dist_k[i - 1], (i - dist_k[i - 1] as usize) as u8);
-            } else {
-                c[i - 1] = c[i - 2];
-                h[i - 1] = h[i - 2];
-            }
-        }
-    }
-    plan
+fn plan<const N: usize>(bn: &[Node], rules: &Rules) -> Plan<N> {
+    plan_nodes(bn, rules).0
 }
 
 /// Fills the reserved node `out[idx]` from binary node `b` and the plan, then its

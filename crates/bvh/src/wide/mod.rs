@@ -65,9 +65,9 @@ use std::ops::Range;
 
 use raypick_primitives::{Aabb, Point3};
 
-use crate::{Bvh, Node};
+use crate::{BuildConfig, BuildError, Bvh, Node};
 
-mod collapse;
+pub(crate) mod collapse;
 mod compact;
 mod layout;
 mod persist;
@@ -232,6 +232,46 @@ impl<const N: usize> WideBvh<N> {
     pub fn from_bvh_with(bvh: &Bvh, config: &CollapseConfig) -> Self {
         const { assert!(N >= 2 && N <= 32) };
         collapse::collapse(bvh, config)
+    }
+}
+
+impl WideBvh<8> {
+    /// Builds the binary tree over `boxes` with `config` and collapses it with `collapse`:
+    /// exactly [`Bvh::build`] then [`WideBvh::from_bvh_with`], the two trees returned, but
+    /// faster where the collapse's dynamic program can run inside the build (the binned
+    /// builder without the optimizer): each part of the tree a build task makes is solved
+    /// by that task, while its nodes are in cache, on its thread.
+    ///
+    /// Errors and edge cases are [`Bvh::build`]'s; no boxes give two empty trees.
+    ///
+    /// ```
+    /// use raypick_bvh::wide::{Bvh8, CollapseConfig};
+    /// use raypick_bvh::{BuildConfig, Bvh};
+    /// use raypick_primitives::{Aabb, Point3};
+    ///
+    /// let boxes: Vec<Aabb> = (0..100)
+    ///     .map(|i| {
+    ///         let p = Point3::new(i as f32, 0.0, 0.0);
+    ///         Aabb::new(p, p + nalgebra::Vector3::new(0.5, 0.5, 0.5))
+    ///     })
+    ///     .collect();
+    /// let config = BuildConfig::balanced();
+    /// let (bvh, wide) = Bvh8::build(&boxes, &config, &CollapseConfig::merge_leaves())?;
+    /// let two_steps = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
+    /// assert_eq!(wide.nodes().len(), two_steps.nodes().len());
+    /// # Ok::<(), raypick_bvh::BuildError>(())
+    /// ```
+    pub fn build(
+        boxes: &[Aabb],
+        config: &BuildConfig,
+        collapse: &CollapseConfig,
+    ) -> Result<(Bvh, Self), BuildError> {
+        let (bvh, plan) = Bvh::build_planned(boxes, config, collapse)?;
+        let wide = match plan {
+            Some(plan) => collapse::collapse_planned(&bvh, &plan),
+            None => Self::from_bvh_with(&bvh, collapse),
+        };
+        Ok((bvh, wide))
     }
 }
 

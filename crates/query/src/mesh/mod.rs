@@ -32,7 +32,7 @@ mod triangle_kernel;
 mod triangle_kernel_x86;
 
 use raypick_bvh::wide::{Bvh8, CollapseConfig};
-use raypick_bvh::{BuildConfig, Bvh};
+use raypick_bvh::BuildConfig;
 use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real};
 
@@ -153,9 +153,8 @@ impl Mesh {
         // Slivers get several boxes, one per part (`presplit`); a triangle may then fill
         // several leaf slots.
         let (boxes, refs) = presplit::presplit(&positions, &triangles, boxes, config.presplit);
-        let bvh = Bvh::build(&boxes, config)?;
+        let (bvh, wide) = Bvh8::build(&boxes, config, &CollapseConfig::merge_leaves())?;
         drop(boxes);
-        let wide = Bvh8::from_bvh_with(&bvh, &CollapseConfig::merge_leaves());
         // Rays read the triangles, and on a hit their original index, at random: large
         // meshes put both on huge pages.
         let mut prims = huge_page_vec(bvh.len());
