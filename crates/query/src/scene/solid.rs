@@ -2,7 +2,7 @@
 //! summed over every instance under its transform.
 
 use crate::mesh::solid::signed::signed_by_side;
-use crate::mesh::solid::Winding;
+use crate::mesh::solid::{Winding, COARSE_TOL, FINE_TOL, SIDE_MARGIN};
 use raypick_primitives::{Point3, Real};
 
 use super::query::HitGeometry;
@@ -43,22 +43,23 @@ impl Scene {
     /// The winding number of `p` and whether `p` lies exactly on a mesh triangle (in its
     /// object space).
     fn winding(&self, p: Point3<Real>) -> (f64, bool) {
-        let w = self.winding_sum(p, false);
+        let (w, _) = self.winding_sum(p, false);
         (w.value, w.on_surface)
     }
 
     /// The winding number of `p` for deciding its side, and whether `p` lies exactly on a
     /// mesh triangle: each mesh's side winding (see [`crate::Mesh::contains`]: exact on
-    /// closed meshes, possibly a coarser sum on open ones), kept when the sum is farther
-    /// from 0.5 than five times the sum of their stated errors (and than 0.1), else
-    /// [`Scene::winding`]'s.
+    /// closed meshes, possibly a coarser sum on open ones), kept when no term is a coarse
+    /// sum (the full sum would compute every term again, to the same value), or when the
+    /// total is as far from 0.5, relative to the sum of the stated errors, as a mesh's own
+    /// coarse decision asks (and at least as far as that); else [`Scene::winding`]'s.
     ///
     /// The third value is true when the scene's distance-0 check is known to find nothing
     /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it).
     fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
-        let w = self.winding_sum(p, true);
-        // Exact sums (closed meshes, shapes) are integers, always clear of 0.5.
-        if w.on_surface || (w.value - 0.5).abs() > (5.0 * w.tolerance).max(0.1) {
+        let (w, coarse) = self.winding_sum(p, true);
+        let margin = SIDE_MARGIN.max(w.tolerance * (SIDE_MARGIN / COARSE_TOL));
+        if w.on_surface || !coarse || (w.value - 0.5).abs() > margin {
             (w.value, w.on_surface, w.untouched)
         } else {
             let (sum, on) = self.winding(p);
@@ -68,8 +69,9 @@ impl Scene {
 
     /// The sum over every object of its winding number at `p` (the meshes' side windings
     /// with `side`), with the summed tolerances; off the surface when every mesh is known
-    /// to be.
-    fn winding_sum(&self, p: Point3<Real>, side: bool) -> Winding {
+    /// to be. The flag is true when some mesh's term is a coarse sum (a side decision's
+    /// first pass).
+    fn winding_sum(&self, p: Point3<Real>, side: bool) -> (Winding, bool) {
         let mut sum = Winding {
             value: 0.0,
             on_surface: false,
@@ -81,8 +83,9 @@ impl Scene {
             sum.value = f64::NAN;
             sum.off_surface = false;
             sum.untouched = false;
-            return sum;
+            return (sum, false);
         }
+        let mut coarse = false;
         for id in self.instances() {
             let Some(obj) = self.slot_object(id.index()) else {
                 continue;
@@ -95,6 +98,7 @@ impl Scene {
                     } else {
                         mesh.winding(q)
                     };
+                    coarse |= w.tolerance > FINE_TOL;
                     sum.value += w.value;
                     sum.on_surface |= w.on_surface;
                     sum.tolerance += w.tolerance;
@@ -114,7 +118,7 @@ impl Scene {
                 }
             }
         }
-        sum
+        (sum, coarse)
     }
 
     /// True when world point `p` is inside the scene's solid: its winding number
@@ -175,7 +179,7 @@ mod tests {
     use super::super::{Scene, SceneQuery};
     use crate::mesh::solid::probes::{probes, soup};
     use nalgebra::{Matrix4, UnitQuaternion, Vector3};
-    use rand::SeedableRng;
+    use rand::{Rng, SeedableRng};
 
     /// When the scene's side decision vouches for a point, its distance-0 check finds
     /// nothing: soups under the identity, a similarity (the mesh's own word is taken) and a
@@ -213,5 +217,76 @@ mod tests {
             }
         }
         assert!(vouched > 3_000 && touching > 500, "{vouched} {touching}");
+    }
+
+    /// A bumpy open sheet of `n` x `n` quads over the unit square, normals up: points
+    /// just below it have winding numbers near 0.5, where side decisions need the fine sum.
+    fn sheet(n: usize) -> crate::Mesh {
+        let h = |i: usize, j: usize| 0.05 * ((i * 7 + j * 13) % 5) as f32 / 5.0;
+        let pos: Vec<_> = (0..=n)
+            .flat_map(|j| (0..=n).map(move |i| (i, j)))
+            .map(|(i, j)| nalgebra::Point3::new(i as f32 / n as f32, j as f32 / n as f32, h(i, j)))
+            .collect();
+        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let tris = (0..n)
+            .flat_map(|j| (0..n).map(move |i| (i, j)))
+            .flat_map(|(i, j)| {
+                [
+                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
+                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
+                ]
+            })
+            .collect();
+        crate::Mesh::new(pos, tris).expect("valid sheet")
+    }
+
+    /// A side decision whose terms are all fine sums (or exact) is what the full winding
+    /// number computes again, so the scene keeps it: the values and on-surface flags are
+    /// equal. Sheets and soups, one or two instances, points on, beside and under them.
+    #[test]
+    fn side_sums_without_coarse_terms_equal_the_full_sum() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x51de_5a3e);
+        let (mut fine, mut coarse, mut near_half) = (0usize, 0usize, 0usize);
+        for two in [false, true] {
+            for sheet_mesh in [true, false] {
+                let mesh = if sheet_mesh {
+                    sheet(24)
+                } else {
+                    soup(150, 1.0, 0.0, &mut rng)
+                };
+                let mut points = probes(&mesh, &mut rng);
+                // Under the sheet, at heights where the winding number is near 0.5.
+                for k in 0..600 {
+                    let (x, y) = (rng.gen_range(0.0..1.0), rng.gen_range(0.0..1.0));
+                    points.push(nalgebra::Point3::new(x, y, -1e-3 * (1 + k % 50) as f32));
+                }
+                let mut scene = Scene::new();
+                let id = scene.add_mesh(mesh);
+                scene
+                    .add_instance(id, &Matrix4::identity())
+                    .expect("identity");
+                if two {
+                    let pose = Matrix4::new_translation(&Vector3::new(0.3, 0.2, -0.4))
+                        * Matrix4::new_nonuniform_scaling(&Vector3::new(1.2, 0.8, 1.0));
+                    scene.add_instance(id, &pose).expect("invertible pose");
+                }
+                for p in points {
+                    let (side, has_coarse) = scene.winding_sum(p, true);
+                    if has_coarse {
+                        coarse += 1;
+                        continue;
+                    }
+                    let (full, on) = scene.winding(p);
+                    assert_eq!(side.value.to_bits(), full.to_bits(), "{p:?}");
+                    assert_eq!(side.on_surface, on, "{p:?}");
+                    fine += 1;
+                    near_half += usize::from((full - 0.5).abs() < 0.1);
+                }
+            }
+        }
+        assert!(
+            fine > 2_000 && coarse > 2_000 && near_half > 500,
+            "{fine} {coarse} {near_half}"
+        );
     }
 }

@@ -18,7 +18,7 @@ pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;
-pub(crate) use winding::Winding;
+pub(crate) use winding::{Winding, COARSE_TOL, FINE_TOL, SIDE_MARGIN};
 
 use rayon::prelude::*;
 

@@ -15,7 +15,7 @@ fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
 }
 
 /// How far from 0.5 the coarse sum of [`Mesh::winding_side`] must be to decide the side.
-const SIDE_MARGIN: f64 = 0.1;
+pub(crate) const SIDE_MARGIN: f64 = 0.1;
 
 /// The winding number with its on-surface flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
