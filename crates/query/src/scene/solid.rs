@@ -43,7 +43,7 @@ impl Scene {
     /// The winding number of `p` and whether `p` lies exactly on a mesh triangle (in its
     /// object space).
     fn winding(&self, p: Point3<Real>) -> (f64, bool) {
-        let (w, _) = self.winding_sum(p, false);
+        let (w, _) = self.winding_sum(p, false, None);
         (w.value, w.on_surface)
     }
 
@@ -55,9 +55,11 @@ impl Scene {
     /// coarse decision asks (and at least as far as that); else [`Scene::winding`]'s.
     ///
     /// The third value is true when the scene's distance-0 check is known to find nothing
-    /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it).
-    fn side_winding(&self, p: Point3<Real>) -> (f64, bool, bool) {
-        let (w, coarse) = self.winding_sum(p, true);
+    /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it); it is
+    /// only looked for when `near`, a lower bound of `p`'s world distance to every surface,
+    /// is not given (a mesh given its distance needs no search for it).
+    fn side_winding(&self, p: Point3<Real>, near: Option<Real>) -> (f64, bool, bool) {
+        let (w, coarse) = self.winding_sum(p, true, near);
         let margin = SIDE_MARGIN.max(w.tolerance * (SIDE_MARGIN / COARSE_TOL));
         if w.on_surface || !coarse || (w.value - 0.5).abs() > margin {
             (w.value, w.on_surface, w.untouched)
@@ -70,8 +72,9 @@ impl Scene {
     /// The sum over every object of its winding number at `p` (the meshes' side windings
     /// with `side`), with the summed tolerances; off the surface when every mesh is known
     /// to be. The flag is true when some mesh's term is a coarse sum (a side decision's
-    /// first pass).
-    fn winding_sum(&self, p: Point3<Real>, side: bool) -> (Winding, bool) {
+    /// first pass). `near` (side decisions only) bounds `p`'s world distance to every surface
+    /// from below: a mesh under a similarity is given it in its own units.
+    fn winding_sum(&self, p: Point3<Real>, side: bool, near: Option<Real>) -> (Winding, bool) {
         let mut sum = Winding {
             value: 0.0,
             on_surface: false,
@@ -94,7 +97,12 @@ impl Scene {
             match &obj.geometry {
                 Geometry::Mesh { mesh, .. } => {
                     let w = if side {
-                        mesh.winding_side(q, None)
+                        // Under a similarity of scale `s`, object distances are world ones
+                        // over `s` (shrunk by far more than the scale's stated 1e-6).
+                        let d = near
+                            .zip(obj.transform.uniform_scale)
+                            .map(|(d, s)| d / s * (1.0 - 1e-4));
+                        mesh.winding_side(q, d)
                     } else {
                         mesh.winding(q)
                     };
@@ -129,7 +137,7 @@ impl Scene {
     /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let (w, on, untouched) = self.side_winding(p);
+        let (w, on, untouched) = self.side_winding(p, None);
         // At distance 0 the point is on a surface, as for `Mesh::contains`.
         on || w >= 0.5
             || (!untouched
@@ -144,7 +152,7 @@ impl Scene {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SceneSignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY, &SceneQuery::default())?;
-        let (w, on, _) = self.side_winding(p);
+        let (w, on, _) = self.side_winding(p, Some(near.distance));
         Some(SceneSignedDistance {
             distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,
@@ -206,7 +214,7 @@ mod tests {
             let id = scene.add_mesh(mesh);
             scene.add_instance(id, pose).expect("invertible pose");
             for p in points {
-                let (w, on, untouched) = scene.side_winding(p);
+                let (w, on, untouched) = scene.side_winding(p, None);
                 let at_zero = scene
                     .nearest_point(&p, 0.0, &SceneQuery::default())
                     .is_some();
@@ -271,7 +279,7 @@ mod tests {
                     scene.add_instance(id, &pose).expect("invertible pose");
                 }
                 for p in points {
-                    let (side, has_coarse) = scene.winding_sum(p, true);
+                    let (side, has_coarse) = scene.winding_sum(p, true, None);
                     if has_coarse {
                         coarse += 1;
                         continue;
@@ -288,5 +296,75 @@ mod tests {
             fine > 2_000 && coarse > 2_000 && near_half > 500,
             "{fine} {coarse} {near_half}"
         );
+    }
+
+    /// A closed octahedron of radius `r` at the origin, counter-clockwise seen from outside.
+    fn octahedron(r: f32) -> crate::Mesh {
+        let v = |x: f32, y: f32, z: f32| nalgebra::Point3::new(x * r, y * r, z * r);
+        let pos = vec![
+            v(1.0, 0.0, 0.0),
+            v(-1.0, 0.0, 0.0),
+            v(0.0, 1.0, 0.0),
+            v(0.0, -1.0, 0.0),
+            v(0.0, 0.0, 1.0),
+            v(0.0, 0.0, -1.0),
+        ];
+        let tris = vec![
+            [0, 2, 4],
+            [2, 1, 4],
+            [1, 3, 4],
+            [3, 0, 4],
+            [2, 0, 5],
+            [1, 2, 5],
+            [3, 1, 5],
+            [0, 3, 5],
+        ];
+        crate::Mesh::new(pos, tris).expect("valid octahedron")
+    }
+
+    /// The side decision given the world distance (as `Scene::signed_distance` gives it)
+    /// decides as the one that searches for it: closed and open meshes under the identity, a
+    /// similarity and a non-uniform scale, at points on, a few f32 steps beside and off
+    /// their triangles.
+    #[test]
+    fn side_decisions_given_the_distance_decide_alike() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0xd157_a9ce);
+        let poses = [
+            Matrix4::identity(),
+            Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
+                * UnitQuaternion::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
+                * Matrix4::new_scaling(2.5),
+            Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
+        ];
+        let (mut checked, mut inside) = (0usize, 0usize);
+        for pose in &poses {
+            for kind in 0..3 {
+                let mesh = match kind {
+                    0 => octahedron(1.0),
+                    1 => sheet(12),
+                    _ => soup(100, 1.0, 0.0, &mut rng),
+                };
+                let points: Vec<_> = probes(&mesh, &mut rng)
+                    .iter()
+                    .map(|p| pose.transform_point(p))
+                    .collect();
+                let mut scene = Scene::new();
+                let id = scene.add_mesh(mesh);
+                scene.add_instance(id, pose).expect("invertible pose");
+                for p in points {
+                    let near = scene
+                        .nearest_point(&p, f32::INFINITY, &SceneQuery::default())
+                        .expect("a mesh")
+                        .distance;
+                    let (wg, og, _) = scene.side_winding(p, Some(near));
+                    let (ws, os, _) = scene.side_winding(p, None);
+                    assert_eq!(og, os, "{p:?} on the surface");
+                    assert_eq!(og || wg >= 0.5, os || ws >= 0.5, "{p:?}: {wg} {ws}");
+                    checked += 1;
+                    inside += usize::from(og || wg >= 0.5);
+                }
+            }
+        }
+        assert!(checked > 5_000 && inside > 500, "{checked} {inside}");
     }
 }
