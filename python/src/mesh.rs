@@ -5,7 +5,6 @@ use std::sync::Arc;
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rayon::prelude::*;
 use raypick::primitives::{Point3, Ray};
 use raypick::query::{Hit, Mesh, RayQuery};
 
@@ -60,10 +59,11 @@ impl Target<f32> for Mesh {
 
 impl NearestTarget for Mesh {
     fn nearest(&self, p: &[Point3<f32>], max_distance: f32) -> Result<Vec<Option<Near>>, String> {
-        Ok(p.par_iter()
-            .with_min_len(64)
-            .map(|p| {
-                self.nearest_point(p, max_distance).map(|n| Near {
+        let near = self.nearest_points(p, max_distance);
+        Ok(near
+            .into_iter()
+            .map(|n| {
+                n.map(|n| Near {
                     instance: 0,
                     triangle: n.triangle,
                     uv: [n.u, n.v],

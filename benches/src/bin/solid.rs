@@ -6,6 +6,11 @@
 //! (on closed meshes the winding number is the truth: within 1e-3 of 0 or 1), and times a
 //! 128³ signed-distance grid on all threads.
 //!
+//! raypick is timed twice: one query per point, in the points' order (as parry), and the
+//! batch form (`Mesh::signed_distances`, `Mesh::contains_points`) on a one-thread pool,
+//! which answers large batches in the points' Morton order. The last column times parry's
+//! loop over the points in that same order, to show what the order alone gives a peer.
+//!
 //! ```text
 //! cargo run --release -p raypick-benches --bin solid -- [--workloads bunny,sphere_1m] [--points N] [--grid N]
 //! ```
@@ -62,9 +67,13 @@ fn main() -> ExitCode {
         }
     }
     println!(
-        "| mesh | triangles | query | raypick 1T | parry3d 1T | ratio | parry sign disagreements |"
+        "| mesh | triangles | query | raypick 1T | raypick batch 1T | parry3d 1T | ratio | batch ratio | parry sign disagreements | parry3d 1T, points in Morton order |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
     for w in workloads {
         let data = match w.mesh() {
             Ok(d) => d,
@@ -86,6 +95,10 @@ fn main() -> ExitCode {
             }
         };
         let pts = points(&data, n);
+        let sorted: Vec<Point3<f32>> = raypick_bvh::morton_order(&pts)
+            .iter()
+            .map(|&i| pts[i as usize])
+            .collect();
         // Warm up: builds raypick's expansions and touches both trees.
         black_box(mesh.signed_distance(pts[0]));
         black_box(parry.project_local_point(&pts[0], false));
@@ -97,19 +110,30 @@ fn main() -> ExitCode {
             .collect();
         let t_ours = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let theirs: Vec<f32> = pts
-            .iter()
-            .map(|p| {
-                let proj = parry.project_local_point(p, false);
-                let d = (proj.point - p).norm();
-                if proj.is_inside {
-                    -d
-                } else {
-                    d
-                }
-            })
-            .collect();
+        let batch = one.install(|| mesh.signed_distances(&pts));
+        let t_batch = t.elapsed().as_secs_f64();
+        assert!(
+            batch
+                .iter()
+                .zip(&ours)
+                .all(|(b, o)| b.map_or(f32::NAN, |s| s.distance).to_bits() == o.to_bits()),
+            "{w}: the batch answers as one query per point"
+        );
+        let parry_sd = |p: &Point3<f32>| {
+            let proj = parry.project_local_point(p, false);
+            let d = (proj.point - p).norm();
+            if proj.is_inside {
+                -d
+            } else {
+                d
+            }
+        };
+        let t = Instant::now();
+        let theirs: Vec<f32> = pts.iter().map(parry_sd).collect();
         let t_parry = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        black_box(sorted.iter().map(parry_sd).collect::<Vec<f32>>());
+        let t_parry_sorted = t.elapsed().as_secs_f64();
         let diag = (data.bounds().max - data.bounds().min).norm();
         let (mut sign_diff, mut dist_diff) = (0, 0);
         for (a, b) in ours.iter().zip(&theirs) {
@@ -121,26 +145,44 @@ fn main() -> ExitCode {
             }
         }
         println!(
-            "| {w} | {} | signed_distance | {} | {} | {:.2}x | {sign_diff} (distances differing > 1e-5: {dist_diff}) |",
+            "| {w} | {} | signed_distance | {} | {} | {} | {:.2}x | {:.2}x | {sign_diff} (distances differing > 1e-5: {dist_diff}) | {} |",
             data.triangles.len(),
             rate(n, t_ours),
+            rate(n, t_batch),
             rate(n, t_parry),
-            t_parry / t_ours
+            t_parry / t_ours,
+            t_parry / t_batch,
+            rate(n, t_parry_sorted),
         );
 
         let t = Instant::now();
         let ours: Vec<bool> = pts.iter().map(|p| mesh.contains(*p)).collect();
         let t_ours = t.elapsed().as_secs_f64();
         let t = Instant::now();
+        let batch = one.install(|| mesh.contains_points(&pts));
+        let t_batch = t.elapsed().as_secs_f64();
+        assert_eq!(batch, ours, "{w}: the batch answers as one query per point");
+        let t = Instant::now();
         let theirs: Vec<bool> = pts.iter().map(|p| parry.contains_local_point(p)).collect();
         let t_parry = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        black_box(
+            sorted
+                .iter()
+                .map(|p| parry.contains_local_point(p))
+                .collect::<Vec<bool>>(),
+        );
+        let t_parry_sorted = t.elapsed().as_secs_f64();
         let diff = ours.iter().zip(&theirs).filter(|(a, b)| a != b).count();
         println!(
-            "| {w} | {} | contains | {} | {} | {:.2}x | {diff} |",
+            "| {w} | {} | contains | {} | {} | {} | {:.2}x | {:.2}x | {diff} | {} |",
             data.triangles.len(),
             rate(n, t_ours),
+            rate(n, t_batch),
             rate(n, t_parry),
-            t_parry / t_ours
+            t_parry / t_ours,
+            t_parry / t_batch,
+            rate(n, t_parry_sorted),
         );
 
         if grid_n > 0 {

@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 
 use raypick_primitives::Aabb;
 
+pub use build::morton::morton_order;
 pub use config::{BuildConfig, BuildStrategy, OptimizeConfig, MAX_BINS, MAX_DEPTH};
 pub use error::{BuildError, ValidationError};
 pub use node::Node;

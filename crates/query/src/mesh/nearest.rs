@@ -55,6 +55,18 @@ impl Mesh {
             .map(|(near, _)| near)
     }
 
+    /// [`Mesh::nearest_point`] for every point, in parallel with rayon, in input order; each
+    /// answer is exactly the single-point one. Large batches are searched in the points'
+    /// Morton order, so that neighbouring points find the nodes they share in cache.
+    #[must_use]
+    pub fn nearest_points(
+        &self,
+        points: &[Point3<Real>],
+        max_distance: Real,
+    ) -> Vec<Option<NearestPoint>> {
+        crate::mesh::par_map(points, true, |p| self.nearest_point(p, max_distance))
+    }
+
     /// [`Mesh::nearest_point`] with the leaf slot of its triangle.
     pub(crate) fn nearest_point_slot(
         &self,

@@ -162,23 +162,35 @@ impl Scene {
         })
     }
 
+    /// True when some object is a mesh that is not closed (its solid queries sum winding
+    /// numbers rather than count one ray).
+    fn any_open_mesh(&self) -> bool {
+        self.instances().any(|id| {
+            self.slot_object(id.index())
+                .is_some_and(|obj| match &obj.geometry {
+                    Geometry::Mesh { mesh, .. } => !mesh.winding_tree().closed(mesh),
+                    Geometry::Shape(_) => false,
+                })
+        })
+    }
+
     /// [`Scene::winding_number`] for every point, in parallel; each answer is exactly the
     /// single-point one.
     #[must_use]
     pub fn winding_numbers(&self, points: &[Point3<Real>]) -> Vec<Real> {
-        crate::mesh::par_map(points, |p| self.winding_number(*p))
+        crate::mesh::par_map(points, self.any_open_mesh(), |p| self.winding_number(*p))
     }
 
     /// [`Scene::contains`] for every point, in parallel.
     #[must_use]
     pub fn contains_points(&self, points: &[Point3<Real>]) -> Vec<bool> {
-        crate::mesh::par_map(points, |p| self.contains(*p))
+        crate::mesh::par_map(points, self.any_open_mesh(), |p| self.contains(*p))
     }
 
     /// [`Scene::signed_distance`] for every point, in parallel.
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SceneSignedDistance>> {
-        crate::mesh::par_map(points, |p| self.signed_distance(*p))
+        crate::mesh::par_map(points, true, |p| self.signed_distance(*p))
     }
 }
 

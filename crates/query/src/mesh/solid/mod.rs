@@ -21,11 +21,100 @@ pub(crate) use tree::WindingTree;
 pub(crate) use winding::{Winding, COARSE_TOL, FINE_TOL, SIDE_MARGIN};
 
 use rayon::prelude::*;
+use raypick_primitives::{Point3, Real};
 
 /// Points per rayon task: large enough to amortize scheduling, small enough to balance.
 const CHUNK: usize = 256;
 
-/// `answer(&inputs[i])` for every input, in parallel chunks of [`CHUNK`], in input order.
-pub(crate) fn par_map<I: Sync, T: Send>(inputs: &[I], answer: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    inputs.par_iter().with_min_len(CHUNK).map(&answer).collect()
+/// Batches from this many points may be answered in Morton order (see [`par_map`]).
+const SPATIAL_MIN: usize = 4096;
+
+/// `answer(p)` for every point, in parallel chunks of [`CHUNK`], returned in input order.
+/// With `spatial`, large batches are answered in the points' Morton order
+/// ([`raypick_bvh::morton_order`]): neighbouring points read the same nodes, so each finds
+/// in cache what the last loaded (1.3-2.2x for nearest-point searches and winding sums on
+/// 100,000 points uniform in a 100k to 1M-triangle mesh's box). The order costs about 40
+/// ns per point, more than it gives to queries of about 100 ns (a closed mesh's ray count),
+/// whose callers pass `false`. Each answer is the single-point one; only the order in which
+/// they are computed changes.
+pub(crate) fn par_map<T: Clone + Send + Sync>(
+    points: &[Point3<Real>],
+    spatial: bool,
+    answer: impl Fn(&Point3<Real>) -> T + Sync,
+) -> Vec<T> {
+    if !spatial || points.len() < SPATIAL_MIN {
+        return points.par_iter().with_min_len(CHUNK).map(&answer).collect();
+    }
+    let order = raypick_bvh::morton_order(points);
+    let sorted: Vec<T> = order
+        .par_iter()
+        .with_min_len(CHUNK)
+        .map(|&i| answer(&points[i as usize]))
+        .collect();
+    // Where each point's answer landed.
+    let mut rank = vec![0u32; points.len()];
+    for (j, &i) in order.iter().enumerate() {
+        rank[i as usize] = j as u32;
+    }
+    rank.par_iter()
+        .with_min_len(CHUNK)
+        .map(|&j| sorted[j as usize].clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::par_map;
+    use super::probes::soup;
+    use nalgebra::Point3;
+    use rand::{Rng, SeedableRng};
+
+    /// Large batches answered in Morton order come back in input order, each the
+    /// single-point answer: the batch forms (nearest points too) on an open soup (winding sums, so ordered) and a
+    /// closed octahedron (ray counts, not ordered), with repeated and non-finite points.
+    #[test]
+    fn spatial_batches_answer_each_point_in_place() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x0c7a_11ed);
+        let mut points: Vec<Point3<f32>> = (0..9_000)
+            .map(|_| Point3::from(std::array::from_fn(|_| rng.gen_range(-0.2f32..1.2))))
+            .collect();
+        points[17] = points[4_000];
+        points[5_000] = Point3::new(f32::NAN, 0.5, 0.5);
+        points[6_000] = Point3::new(0.5, f32::INFINITY, 0.5);
+        let xs = par_map(&points, true, |p| p.x.to_bits());
+        assert!(xs.iter().zip(&points).all(|(x, p)| *x == p.x.to_bits()));
+        let octahedron = crate::Mesh::new(
+            vec![
+                Point3::new(1.0, 0.5, 0.5),
+                Point3::new(0.0, 0.5, 0.5),
+                Point3::new(0.5, 1.0, 0.5),
+                Point3::new(0.5, 0.0, 0.5),
+                Point3::new(0.5, 0.5, 1.0),
+                Point3::new(0.5, 0.5, 0.0),
+            ],
+            vec![
+                [0, 2, 4],
+                [2, 1, 4],
+                [1, 3, 4],
+                [3, 0, 4],
+                [2, 0, 5],
+                [1, 2, 5],
+                [3, 1, 5],
+                [0, 3, 5],
+            ],
+        )
+        .expect("valid octahedron");
+        for mesh in [soup(300, 1.0, 0.0, &mut rng), octahedron] {
+            let c = mesh.contains_points(&points);
+            let w = mesh.winding_numbers(&points);
+            let s = mesh.signed_distances(&points);
+            let n = mesh.nearest_points(&points, 0.3);
+            for (i, p) in points.iter().enumerate() {
+                assert_eq!(n[i], mesh.nearest_point(p, 0.3), "{p:?}");
+                assert_eq!(c[i], mesh.contains(*p), "{p:?}");
+                assert_eq!(w[i].to_bits(), mesh.winding_number(*p).to_bits(), "{p:?}");
+                assert_eq!(s[i], mesh.signed_distance(*p), "{p:?}");
+            }
+        }
+    }
 }

@@ -116,8 +116,8 @@ impl Mesh {
     /// the single-point one.
     #[must_use]
     pub fn contains_points(&self, points: &[Point3<Real>]) -> Vec<bool> {
-        self.winding_tree();
-        par_map(points, |p| self.contains(*p))
+        let open = !self.winding_tree().closed(self);
+        par_map(points, open, |p| self.contains(*p))
     }
 
     /// [`Mesh::signed_distance`] for every point, in parallel with rayon; each answer is
@@ -125,7 +125,7 @@ impl Mesh {
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SignedDistance>> {
         self.winding_tree();
-        par_map(points, |p| self.signed_distance(*p))
+        par_map(points, true, |p| self.signed_distance(*p))
     }
 }
 

@@ -200,6 +200,7 @@ impl Mesh {
     /// exactly the single-point one.
     #[must_use]
     pub fn winding_numbers(&self, points: &[Point3<Real>]) -> Vec<Real> {
-        super::par_map(points, |p| self.winding_number(*p))
+        let open = !self.winding_tree().closed(self);
+        super::par_map(points, open, |p| self.winding_number(*p))
     }
 }
