@@ -1,10 +1,11 @@
 //! [`Mesh`]: one triangle mesh with its BVH, and its queries.
 //!
-//! The mesh is built with a binary SAH [`Bvh`], collapsed to an 8-wide tree ([`Bvh8`]) that
-//! serves every query (rays, nearest point, overlaps) and every refit; the binary tree is
-//! dropped after the build. The collapse merges binary subtrees of up to 8 triangles into one
-//! leaf ([`CollapseConfig::merge_leaves`]): fewer, fuller nodes, so fewer bytes per triangle
-//! and faster closest hits on large meshes, with nearest-point queries as fast. The triangles
+//! The mesh is built with a binary SAH [`Bvh`](raypick_bvh::Bvh), collapsed to an 8-wide
+//! tree ([`Bvh8`]) that serves every query (rays, nearest point, overlaps) and every refit;
+//! the binary tree is dropped after the build. The collapse merges binary subtrees of up to
+//! 8 triangles into one leaf ([`CollapseConfig::merge_leaves`]): fewer, fuller nodes, so
+//! fewer bytes per triangle and faster closest hits on large meshes, with nearest-point
+//! queries as fast. The triangles
 //! are stored in the tree's leaf order, 36 bytes each, so a leaf's triangles are contiguous,
 //! and laid out in rows for the SIMD kernel (`leaf_tris`); [`Mesh::prim_indices`] maps each
 //! leaf slot back to the original triangle index. Slivers lying across the axes are
