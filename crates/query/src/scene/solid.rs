@@ -197,9 +197,38 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::super::{Scene, SceneQuery};
-    use crate::mesh::solid::probes::{probes, soup};
+    use crate::mesh::solid::probes::{octahedron, probes, sheet, soup};
     use nalgebra::{Matrix4, UnitQuaternion, Vector3};
     use rand::{Rng, SeedableRng};
+
+    /// The poses the tests place a mesh under: the identity, a similarity (a rotation, a
+    /// scale of 2.5 and a translation) and a non-uniform scale.
+    fn poses() -> [Matrix4<f32>; 3] {
+        [
+            Matrix4::identity(),
+            Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
+                * UnitQuaternion::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
+                * Matrix4::new_scaling(2.5),
+            Matrix4::new_translation(&Vector3::new(-3.0, 0.0, 0.0))
+                * Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
+        ]
+    }
+
+    /// A scene holding `mesh` once under `pose`, and the mesh's probes placed in the world.
+    fn placed(
+        mesh: crate::Mesh,
+        pose: &Matrix4<f32>,
+        rng: &mut rand_pcg::Pcg64,
+    ) -> (Scene, Vec<nalgebra::Point3<f32>>) {
+        let points = probes(&mesh, rng)
+            .iter()
+            .map(|p| pose.transform_point(p))
+            .collect();
+        let mut scene = Scene::new();
+        let id = scene.add_mesh(mesh);
+        scene.add_instance(id, pose).expect("invertible pose");
+        (scene, points)
+    }
 
     /// When the scene's side decision vouches for a point, its distance-0 check finds
     /// nothing: soups under the identity, a similarity (the mesh's own word is taken) and a
@@ -207,24 +236,10 @@ mod tests {
     #[test]
     fn vouched_points_are_at_no_world_distance_0() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x05ce_7e57);
-        let poses = [
-            Matrix4::identity(),
-            Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
-                * UnitQuaternion::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
-                * Matrix4::new_scaling(2.5),
-            Matrix4::new_translation(&Vector3::new(-3.0, 0.0, 0.0))
-                * Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
-        ];
         let (mut vouched, mut touching) = (0usize, 0usize);
-        for pose in &poses {
+        for pose in &poses() {
             let mesh = soup(200, 1.0, 0.0, &mut rng);
-            let points: Vec<_> = probes(&mesh, &mut rng)
-                .iter()
-                .map(|p| pose.transform_point(p))
-                .collect();
-            let mut scene = Scene::new();
-            let id = scene.add_mesh(mesh);
-            scene.add_instance(id, pose).expect("invertible pose");
+            let (scene, points) = placed(mesh, pose, &mut rng);
             for p in points {
                 let (w, on, untouched) = scene.side_winding(p, None);
                 let at_zero = scene
@@ -237,27 +252,6 @@ mod tests {
             }
         }
         assert!(vouched > 3_000 && touching > 500, "{vouched} {touching}");
-    }
-
-    /// A bumpy open sheet of `n` x `n` quads over the unit square, normals up: points
-    /// just below it have winding numbers near 0.5, where side decisions need the fine sum.
-    fn sheet(n: usize) -> crate::Mesh {
-        let h = |i: usize, j: usize| 0.05 * ((i * 7 + j * 13) % 5) as f32 / 5.0;
-        let pos: Vec<_> = (0..=n)
-            .flat_map(|j| (0..=n).map(move |i| (i, j)))
-            .map(|(i, j)| nalgebra::Point3::new(i as f32 / n as f32, j as f32 / n as f32, h(i, j)))
-            .collect();
-        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-        let tris = (0..n)
-            .flat_map(|j| (0..n).map(move |i| (i, j)))
-            .flat_map(|(i, j)| {
-                [
-                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
-                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
-                ]
-            })
-            .collect();
-        crate::Mesh::new(pos, tris).expect("valid sheet")
     }
 
     /// A side decision whose terms are all fine sums (or exact) is what the full winding
@@ -310,30 +304,6 @@ mod tests {
         );
     }
 
-    /// A closed octahedron of radius `r` at the origin, counter-clockwise seen from outside.
-    fn octahedron(r: f32) -> crate::Mesh {
-        let v = |x: f32, y: f32, z: f32| nalgebra::Point3::new(x * r, y * r, z * r);
-        let pos = vec![
-            v(1.0, 0.0, 0.0),
-            v(-1.0, 0.0, 0.0),
-            v(0.0, 1.0, 0.0),
-            v(0.0, -1.0, 0.0),
-            v(0.0, 0.0, 1.0),
-            v(0.0, 0.0, -1.0),
-        ];
-        let tris = vec![
-            [0, 2, 4],
-            [2, 1, 4],
-            [1, 3, 4],
-            [3, 0, 4],
-            [2, 0, 5],
-            [1, 2, 5],
-            [3, 1, 5],
-            [0, 3, 5],
-        ];
-        crate::Mesh::new(pos, tris).expect("valid octahedron")
-    }
-
     /// The side decision given the world distance (as `Scene::signed_distance` gives it)
     /// decides as the one that searches for it: closed and open meshes under the identity, a
     /// similarity and a non-uniform scale, at points on, a few f32 steps beside and off
@@ -341,28 +311,15 @@ mod tests {
     #[test]
     fn side_decisions_given_the_distance_decide_alike() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0xd157_a9ce);
-        let poses = [
-            Matrix4::identity(),
-            Matrix4::new_translation(&Vector3::new(3.0, -1.0, 0.5))
-                * UnitQuaternion::from_euler_angles(0.3, -0.7, 1.1).to_homogeneous()
-                * Matrix4::new_scaling(2.5),
-            Matrix4::new_nonuniform_scaling(&Vector3::new(1.5, 0.7, 1.0)),
-        ];
         let (mut checked, mut inside) = (0usize, 0usize);
-        for pose in &poses {
+        for pose in &poses() {
             for kind in 0..3 {
                 let mesh = match kind {
-                    0 => octahedron(1.0),
+                    0 => octahedron(nalgebra::Point3::origin(), 1.0),
                     1 => sheet(12),
                     _ => soup(100, 1.0, 0.0, &mut rng),
                 };
-                let points: Vec<_> = probes(&mesh, &mut rng)
-                    .iter()
-                    .map(|p| pose.transform_point(p))
-                    .collect();
-                let mut scene = Scene::new();
-                let id = scene.add_mesh(mesh);
-                scene.add_instance(id, pose).expect("invertible pose");
+                let (scene, points) = placed(mesh, pose, &mut rng);
                 for p in points {
                     let near = scene
                         .nearest_point(&p, f32::INFINITY, &SceneQuery::default())

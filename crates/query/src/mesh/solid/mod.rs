@@ -65,7 +65,7 @@ pub(crate) fn par_map<T: Clone + Send + Sync>(
 #[cfg(test)]
 mod tests {
     use super::par_map;
-    use super::probes::soup;
+    use super::probes::{octahedron, soup};
     use nalgebra::Point3;
     use rand::{Rng, SeedableRng};
 
@@ -83,28 +83,10 @@ mod tests {
         points[6_000] = Point3::new(0.5, f32::INFINITY, 0.5);
         let xs = par_map(&points, true, |p| p.x.to_bits());
         assert!(xs.iter().zip(&points).all(|(x, p)| *x == p.x.to_bits()));
-        let octahedron = crate::Mesh::new(
-            vec![
-                Point3::new(1.0, 0.5, 0.5),
-                Point3::new(0.0, 0.5, 0.5),
-                Point3::new(0.5, 1.0, 0.5),
-                Point3::new(0.5, 0.0, 0.5),
-                Point3::new(0.5, 0.5, 1.0),
-                Point3::new(0.5, 0.5, 0.0),
-            ],
-            vec![
-                [0, 2, 4],
-                [2, 1, 4],
-                [1, 3, 4],
-                [3, 0, 4],
-                [2, 0, 5],
-                [1, 2, 5],
-                [3, 1, 5],
-                [0, 3, 5],
-            ],
-        )
-        .expect("valid octahedron");
-        for mesh in [soup(300, 1.0, 0.0, &mut rng), octahedron] {
+        for mesh in [
+            soup(300, 1.0, 0.0, &mut rng),
+            octahedron(Point3::new(0.5, 0.5, 0.5), 0.5),
+        ] {
             let c = mesh.contains_points(&points);
             let w = mesh.winding_numbers(&points);
             let s = mesh.signed_distances(&points);

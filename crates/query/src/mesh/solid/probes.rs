@@ -92,3 +92,48 @@ pub(crate) fn specks(rng: &mut rand_pcg::Pcg64) -> Mesh {
         .collect();
     Mesh::new(pos, tris).expect("finite specks")
 }
+
+/// A bumpy open sheet of `n` x `n` quads over the unit square, normals up: points just
+/// below it have winding numbers near 0.5, where side decisions need the fine sum.
+pub(crate) fn sheet(n: usize) -> Mesh {
+    let h = |i: usize, j: usize| 0.05 * ((i * 7 + j * 13) % 5) as f32 / 5.0;
+    let pos: Vec<_> = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| (i, j)))
+        .map(|(i, j)| Point3::new(i as f32 / n as f32, j as f32 / n as f32, h(i, j)))
+        .collect();
+    let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    let tris = (0..n)
+        .flat_map(|j| (0..n).map(move |i| (i, j)))
+        .flat_map(|(i, j)| {
+            [
+                [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
+                [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
+            ]
+        })
+        .collect();
+    Mesh::new(pos, tris).expect("valid sheet")
+}
+
+/// A closed octahedron of radius `r` around `c`, counter-clockwise seen from outside.
+pub(crate) fn octahedron(c: Point3<Real>, r: Real) -> Mesh {
+    let v = |x: Real, y: Real, z: Real| Point3::new(c.x + x * r, c.y + y * r, c.z + z * r);
+    let pos = vec![
+        v(1.0, 0.0, 0.0),
+        v(-1.0, 0.0, 0.0),
+        v(0.0, 1.0, 0.0),
+        v(0.0, -1.0, 0.0),
+        v(0.0, 0.0, 1.0),
+        v(0.0, 0.0, -1.0),
+    ];
+    let tris = vec![
+        [0, 2, 4],
+        [2, 1, 4],
+        [1, 3, 4],
+        [3, 0, 4],
+        [2, 0, 5],
+        [1, 2, 5],
+        [3, 1, 5],
+        [0, 3, 5],
+    ];
+    Mesh::new(pos, tris).expect("valid octahedron")
+}
