@@ -141,7 +141,7 @@ impl Bvh {
         boxes: &[Aabb],
         config: &BuildConfig,
         collapse: &wide::CollapseConfig,
-    ) -> Result<(Bvh, Option<wide::collapse::Plan<8>>), BuildError> {
+    ) -> Result<(Bvh, Option<wide::collapse::Plan<{ build::PLAN_WIDTH }>>), BuildError> {
         Self::build_reporting(
             boxes,
             config,
@@ -160,7 +160,14 @@ impl Bvh {
         observer: &BuildObserver<'_>,
         report_wanted: bool,
         collapse: Option<&wide::CollapseConfig>,
-    ) -> Result<(Bvh, BuildReport, Option<wide::collapse::Plan<8>>), BuildError> {
+    ) -> Result<
+        (
+            Bvh,
+            BuildReport,
+            Option<wide::collapse::Plan<{ build::PLAN_WIDTH }>>,
+        ),
+        BuildError,
+    > {
         let n = boxes.len();
         let span = tracing::debug_span!(
             "bvh_build",

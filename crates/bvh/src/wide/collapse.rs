@@ -339,7 +339,7 @@ pub(super) fn collapse<const N: usize>(bvh: &Bvh, config: &CollapseConfig) -> Wi
     if bn.is_empty() {
         return WideBvh::default();
     }
-    let plan = plan::<N>(bn, &Rules::new(config, &bn[0]));
+    let (plan, _) = plan_nodes::<N>(bn, &Rules::new(config, &bn[0]));
     collapse_planned(bvh, &plan)
 }
 
@@ -366,10 +366,6 @@ pub(crate) fn collapse_planned<const N: usize>(bvh: &Bvh, plan: &Plan<N>) -> Wid
         prim_count: bvh.len(),
         depth,
     }
-}
-
-fn plan<const N: usize>(bn: &[Node], rules: &Rules) -> Plan<N> {
-    plan_nodes(bn, rules).0
 }
 
 /// Fills the reserved node `out[idx]` from binary node `b` and the plan, then its

@@ -5,12 +5,12 @@
 //! the binary tree is dropped after the build. The collapse merges binary subtrees of up to
 //! 8 triangles into one leaf ([`CollapseConfig::merge_leaves`]): fewer, fuller nodes, so
 //! fewer bytes per triangle and faster closest hits on large meshes, with nearest-point
-//! queries as fast. The triangles
-//! are stored in the tree's leaf order, 36 bytes each, so a leaf's triangles are contiguous,
-//! and laid out in rows for the SIMD kernel (`leaf_tris`); [`Mesh::prim_indices`] maps each
-//! leaf slot back to the original triangle index. Slivers lying across the axes are
-//! pre-split before the build ([`BuildConfig::presplit`]): such a triangle fills several
-//! leaf slots, each boxing one part of it; queries that enumerate triangles report it once.
+//! queries as fast. The triangles are stored in the tree's leaf order, 36 bytes each, so a
+//! leaf's triangles are contiguous, and laid out in rows for the SIMD kernel (`leaf_tris`);
+//! [`Mesh::prim_indices`] maps each leaf slot back to the original triangle index. Slivers
+//! lying across the axes are pre-split before the build ([`BuildConfig::presplit`]): such a
+//! triangle fills several leaf slots, each boxing one part of it; queries that enumerate
+//! triangles report it once.
 //!
 //! Large meshes store the tree with compact nodes ([`NodeLayout`]): child boxes quantized to
 //! 8 bits per plane, 128 bytes per node instead of 256, so fewer cache misses per ray once

@@ -70,8 +70,8 @@ impl Scene {
     }
 
     /// The sum over every object of its winding number at `p` (the meshes' side windings
-    /// with `side`), with the summed tolerances; off the surface when every mesh is known
-    /// to be. The flag is true when some mesh's term is a coarse sum (a side decision's
+    /// with `side`), with the summed tolerances (`off_surface` is not kept for a sum:
+    /// `untouched` says what the scene needs). The flag is true when some mesh's term is a coarse sum (a side decision's
     /// first pass). `near` (side decisions only) bounds `p`'s world distance to every surface
     /// from below: a mesh under a similarity is given it in its own units.
     fn winding_sum(&self, p: Point3<Real>, side: bool, near: Option<Real>) -> (Winding, bool) {
@@ -79,12 +79,11 @@ impl Scene {
             value: 0.0,
             on_surface: false,
             tolerance: 0.0,
-            off_surface: true,
+            off_surface: false,
             untouched: true,
         };
         if !p.iter().all(|c| c.is_finite()) {
             sum.value = f64::NAN;
-            sum.off_surface = false;
             sum.untouched = false;
             return (sum, false);
         }
@@ -110,7 +109,6 @@ impl Scene {
                     sum.value += w.value;
                     sum.on_surface |= w.on_surface;
                     sum.tolerance += w.tolerance;
-                    sum.off_surface &= w.off_surface;
                     // The scene's distance-0 check asks the mesh itself at `q` under a
                     // similarity (`nearest_on_object`), so the mesh's word holds there;
                     // other transforms search in world space.
@@ -118,7 +116,6 @@ impl Scene {
                         w.off_surface || (w.untouched && obj.transform.uniform_scale.is_some());
                 }
                 Geometry::Shape(s) => {
-                    sum.off_surface = false;
                     sum.untouched = false;
                     if s.contains_local_point(&q) {
                         sum.value += 1.0;

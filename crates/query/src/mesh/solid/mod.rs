@@ -70,8 +70,9 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// Large batches answered in Morton order come back in input order, each the
-    /// single-point answer: the batch forms (nearest points too) on an open soup (winding sums, so ordered) and a
-    /// closed octahedron (ray counts, not ordered), with repeated and non-finite points.
+    /// single-point answer: the batch forms (nearest points too) on an open soup (winding
+    /// sums, so ordered) and a closed octahedron (ray counts, not ordered), with repeated
+    /// and non-finite points.
     #[test]
     fn spatial_batches_answer_each_point_in_place() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x0c7a_11ed);
