@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
-use raypick_bvh::wide::{LeafFn, RayTraversal, RayVisitor};
+use raypick_bvh::wide::{RayTraversal, RayVisitor};
 use raypick_primitives::simd::prefetch_line;
 
 use super::leaf_tris::{Slot, GROUP};
@@ -581,24 +581,58 @@ fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
     v.sink.found
 }
 
-#[inline(always)]
-fn all_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
-    let (t_min, t_max, cull) = (query.t_min, query.t_max, query.cull);
-    // The box test follows the kernel's ray (`k.boxes`), not `ray`: they differ where the
-    // kernel takes a vanishing direction component as zero.
-    let mut visit = LeafFn(|range: std::ops::Range<usize>, _: &mut Real| {
-        for (pos, tri) in range.clone().zip(mesh.tris.leaf(range)) {
-            if let Some(h) = k.intersect(&tri, t_min, t_max, cull) {
-                if !mesh.is_degenerate_at(pos) {
-                    out.push(super::all_hits::pending(pos, &h));
-                }
-            }
+/// The state of an all-hits query: every hit of a non-degenerate triangle within
+/// `[t_min, t_max]`, as a pending record for [`all_hits::merge_crossings`].
+///
+/// [`all_hits::merge_crossings`]: super::all_hits::merge_crossings
+struct Every<'a> {
+    t_max: Real,
+    /// The traversal's `t_max` widened by [`traversal_range`], also the kernel's bound (it
+    /// decides on the reported `t` alone, so the hits kept are those of a kernel bounded by
+    /// `t_max`).
+    bound: Real,
+    out: &'a mut Vec<Hit>,
+}
+
+impl LeafSink for Every<'_> {
+    #[inline(always)]
+    fn bound(&self) -> Real {
+        self.bound
+    }
+
+    /// The SIMD lanes hand over hits whose edge functions are all nonzero (zero-weight mask
+    /// empty, as the scalar kernel would report it); lanes on an edge or a vertex come
+    /// through the scalar kernel with their mask.
+    #[inline(always)]
+    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
+        if h.t <= self.t_max && !mesh.is_degenerate_at(slot.pos()) {
+            self.out.push(super::all_hits::pending(slot.pos(), &h));
         }
         ControlFlow::Continue(())
-    });
-    let how = RayTraversal::nearest_first();
-    let (lo, hi) = k.traversal_range(mesh, t_min, t_max);
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(how, &k.boxes, lo, hi, &mut visit));
+    }
+}
+
+/// Every hit, in no particular order (the caller merges and sorts): children in slot order,
+/// since nothing lowers the bound.
+#[inline(always)]
+fn all_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
+    let (t_min, cull) = (query.t_min, query.cull);
+    // The box test follows the kernel's ray (`k.boxes`), not `ray`: they differ where the
+    // kernel takes a vanishing direction component as zero.
+    let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
+    let mut v = Leaves {
+        mesh,
+        k,
+        t_min,
+        cull,
+        lanes: LaneHits::default(),
+        sink: Every {
+            t_max: query.t_max,
+            bound: hi,
+            out,
+        },
+    };
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, lo, hi, &mut v));
 }
 
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
