@@ -17,8 +17,9 @@ origin, direction, t_max as float32; t_max is ignored here, every engine casts t
 Every figure is end to end, from numpy arrays to numpy arrays, best of --passes, in million
 rays (or points) per second, on one thread and on all threads. trimesh+embreex runs on one
 thread whatever the setting (embreex's loop is serial). "overhead" is the time raypick spends
-outside its query: the same call on an empty mesh (conversion of the rays, validation and the
-output arrays), as a share of the call on the real mesh.
+outside its query: the same call on an empty mesh, which rejects every ray before preparing it
+(so the time is the conversion of the rays, validation and the output arrays), as a share of
+the call on the real mesh.
 """
 
 from __future__ import annotations

@@ -72,15 +72,17 @@ pub(crate) fn misses_scalar(o: L4, d: L4, center: L4, half: L4, ahead: bool) -> 
 pub(crate) struct RootReach {
     center: L4,
     /// The half extents grown by [`PAD`] of the box's coordinate scale; infinite for an
-    /// empty box, or one whose scale is outside `[2^-30, 2^30]` (the test then never
-    /// rejects: the traversal decides).
+    /// empty box (see `empty`), or one whose scale is outside `[2^-30, 2^30]` (the test then
+    /// never rejects: the traversal decides).
     half: L4,
     /// The box itself (what [`Mesh::bounds`](crate::Mesh::bounds) returns).
     bounds: Aabb,
+    /// True for an empty box (a mesh without triangles): every ray misses.
+    empty: bool,
 }
 
 impl Default for RootReach {
-    /// The reach of an empty box: it never rejects.
+    /// The reach of an empty box: it rejects every ray.
     fn default() -> Self {
         Self::new(&Aabb::EMPTY)
     }
@@ -111,6 +113,7 @@ impl RootReach {
             center: [center[0] as Real, center[1] as Real, center[2] as Real, 0.0],
             half: [half[0], half[1], half[2], 0.0],
             bounds: *b,
+            empty: !(0..3).all(|a| lo[a] <= hi[a]),
         }
     }
 
@@ -125,9 +128,12 @@ impl RootReach {
     /// outside a slab of the box and runs away from it (or along it). False when in doubt: a
     /// largest direction component outside `[2^-30, 2^30]` (a zero, subnormal or infinite
     /// direction among them: the traversal rejects those) or an origin beyond 2^30. A ray
-    /// with a NaN finds nothing either way.
+    /// with a NaN finds nothing either way. True for every ray on an empty box.
     #[inline(always)]
     pub(crate) fn misses(&self, ray: &Ray, t_min: Real) -> bool {
+        if self.empty {
+            return true;
+        }
         let o = [ray.origin.x, ray.origin.y, ray.origin.z, 0.0];
         let d = [ray.dir.x, ray.dir.y, ray.dir.z, 0.0];
         let ahead = t_min >= 0.0;
@@ -179,8 +185,13 @@ mod tests {
             assert!(!r.misses(&ray([5.0, 5.0, 5.0], d), 0.0), "{d:?}");
         }
         assert!(!r.misses(&ray([1e31, 0.5, 0.5], [0.0, 0.0, 1.0]), 0.0));
-        // An empty or huge box never rejects.
-        assert!(!RootReach::new(&Aabb::EMPTY).misses(&ray([5.0; 3], [1.0, 0.0, 0.0]), 0.0));
+        // An empty box rejects every ray, even those the test stands aside for; a huge box
+        // none.
+        let empty = RootReach::new(&Aabb::EMPTY);
+        for d in [[1.0, 0.0, 0.0], [0.0; 3], [Real::NAN, 1.0, 0.0]] {
+            assert!(empty.misses(&ray([5.0; 3], d), 0.0), "{d:?}");
+            assert!(empty.misses(&ray([5.0; 3], d), -1.0), "{d:?}");
+        }
         let huge = reach_of([0.0; 3], [1e31; 3]);
         assert!(!huge.misses(&ray([-1.0; 3], [-1.0, 0.0, 0.0]), 0.0));
     }
