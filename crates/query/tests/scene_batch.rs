@@ -147,3 +147,61 @@ fn identity_instances_answer_as_their_mesh() {
         rays.len()
     );
 }
+
+/// A scene of one object skips the top-level box test (the object's own query rejects what
+/// it would): its closest, any and all hits equal those of the same object in a scene where
+/// a second, masked-out object makes the top-level tree traversed. A rotated and scaled mesh
+/// instance and a ball, with bounded, culled and spoiled rays.
+#[test]
+fn one_object_scenes_answer_as_with_the_top_level_box_test() {
+    use parry3d::shape::SharedShape;
+    use raypick_primitives::Isometry3;
+    let tm = grid(30, 0.3);
+    let b = tm.bounds();
+    let mut rays = random_rays(&b, 800, 61);
+    rays.extend(camera_rays(&b, 800, 62));
+    rays.extend(inner_rays(&b, 200, 63));
+    spoil_rays(&mut rays, 67, b.center() + Vector3::new(0.0, 0.0, 2.0));
+    let place = Matrix4::new_translation(&Vector3::new(0.1, -0.2, 0.05))
+        * Rotation3::from_euler_angles(0.3, -0.2, 0.7).to_homogeneous()
+        * Matrix4::new_scaling(1.3);
+    let mut mesh = Scene::new();
+    let id = mesh.add_mesh(tm.mesh());
+    mesh.add_instance(id, &place).unwrap();
+    let mut ball = Scene::new();
+    let c = b.center();
+    ball.add_shape(
+        SharedShape::ball(0.3),
+        &Isometry3::translation(c.x, c.y, c.z),
+    )
+    .unwrap();
+    let queries = [
+        SceneQuery::default(),
+        SceneQuery::from(RayQuery::new(0.2, 1.5)),
+        SceneQuery::from(RayQuery::default().with_cull(Cull::Back)),
+    ];
+    for (name, mut scene) in [("mesh", mesh), ("ball", ball)] {
+        scene.update();
+        let mut pair = scene.clone();
+        let far = Isometry3::translation(1e3, 1e3, 1e3);
+        let other = pair.add_shape(SharedShape::ball(0.1), &far).unwrap();
+        pair.set_mask(other, 2).unwrap();
+        pair.update();
+        let mut hits = 0;
+        for q in &queries {
+            let q = q.with_mask(1);
+            for (i, r) in rays.iter().enumerate() {
+                let one = scene.closest_hit(r, &q);
+                assert_eq!(one, pair.closest_hit(r, &q), "{name} {q:?}: ray {i}");
+                assert_eq!(scene.any_hit(r, &q), pair.any_hit(r, &q), "{name}: ray {i}");
+                assert_eq!(
+                    scene.all_hits(r, &q),
+                    pair.all_hits(r, &q),
+                    "{name}: ray {i}"
+                );
+                hits += usize::from(one.is_some());
+            }
+        }
+        assert!(hits > rays.len() / 4, "{name}: {hits} hits");
+    }
+}

@@ -284,6 +284,18 @@ impl Scene {
             .filter(|_| !self.top_reach().misses(ray, t_min))
         {
             let leaf = self.top_leaf();
+            if let [root] = bvh.nodes() {
+                if root.count == 1 {
+                    // One object: its own query rejects what the root's box test would (its
+                    // mesh's reach test before preparing the ray), so the box test and its
+                    // ray preparation (about 90 instructions) are skipped.
+                    if visit(leaf[root.index as usize], &mut t_max).is_break() {
+                        return;
+                    }
+                    self.for_each_extra_slot(|slot| visit(slot, &mut t_max));
+                    return;
+                }
+            }
             // The boxes are tested on the interval widened past the rounding of the objects'
             // `t`, so that an object hit at exactly `t_min` or the current `t_max` is still
             // visited.
