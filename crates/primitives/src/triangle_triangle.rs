@@ -186,7 +186,29 @@ fn closest(a: &Triangle, b: &Triangle) -> Option<(f64, P64, P64)> {
 /// ```
 #[must_use]
 pub fn triangle_triangle(a: &Triangle, b: &Triangle) -> bool {
+    let ta = a.vertices().map(|p| p64(&p));
+    let tb = b.vertices().map(|p| p64(&p));
+    if separated(&ta, &tb) || separated(&tb, &ta) {
+        return false;
+    }
     closest(a, b).is_some_and(|(d2, _, _)| d2 == 0.0)
+}
+
+/// True when `u` lies strictly on one side of the plane of `t` with a margin of 2^-24 of
+/// the pair's largest coordinate: no computation of [`closest`] (whose roundings are about
+/// 2^-50 of it) can then find a common point, so the answer is the same, without the
+/// distance computation (most of the cost where many nearby pairs are tested). False for a
+/// degenerate `t` or non-finite corners (NaN fails every comparison).
+fn separated(t: &[P64; 3], u: &[P64; 3]) -> bool {
+    let n = cross(sub(t[1], t[0]), sub(t[2], t[0]));
+    let scale = t
+        .iter()
+        .chain(u)
+        .flatten()
+        .fold(0.0f64, |m, c| m.max(c.abs()));
+    let margin = scale * dot(n, n).sqrt() * f64::from(f32::EPSILON) * 0.5;
+    let h = u.map(|p| dot(sub(p, t[0]), n));
+    h.iter().all(|&x| x > margin) || h.iter().all(|&x| x < -margin)
 }
 
 #[cfg(test)]
@@ -280,6 +302,39 @@ mod tests {
             };
             prop_assert!(on(&d.point_a, &a) && on(&d.point_b, &b));
             prop_assert!(!triangle_triangle(&a, &b) || d.distance == 0.0);
+        }
+
+        /// The plane test that lets `triangle_triangle` skip the distance computation gives
+        /// the answer of the distance computation, on triangles lifted off another's plane by
+        /// heights around the test's margin (2^-24 of the largest coordinate), touching it,
+        /// or straddling it.
+        #[test]
+        fn plane_test_agrees_with_the_distance(
+            v in proptest::array::uniform9(coord()),
+            w in proptest::array::uniform6(0.0f32..1.0),
+            h in proptest::array::uniform3(-4.0f32..4.0),
+            exp in -30i32..-18,
+            sign in prop::sample::select(vec![-1.0f32, 1.0, 0.0]),
+        ) {
+            let a = tri([[v[0], v[1], v[2]], [v[3], v[4], v[5]], [v[6], v[7], v[8]]]);
+            let [p, q, r] = a.vertices();
+            let Some(n) = (q - p).cross(&(r - p)).try_normalize(0.0) else {
+                return Ok(());
+            };
+            let scale = 2.0f32.powi(exp);
+            // Corners of `b` on `a`'s plane (inside or around `a`), then lifted.
+            let corner = |k: usize| {
+                let on = p + (q - p) * (2.0 * w[2 * k] - 0.5) + (r - p) * (2.0 * w[2 * k + 1] - 0.5);
+                let lift = if sign == 0.0 { h[k] } else { sign * h[k].abs() };
+                on + n * (lift * scale)
+            };
+            let b = tri([0, 1, 2].map(|k| {
+                let c = corner(k);
+                [c.x, c.y, c.z]
+            }));
+            let slow = closest(&a, &b).is_some_and(|(d2, _, _)| d2 == 0.0);
+            prop_assert_eq!(triangle_triangle(&a, &b), slow);
+            prop_assert_eq!(triangle_triangle(&b, &a), closest(&b, &a).is_some_and(|(d2, _, _)| d2 == 0.0));
         }
     }
 }
