@@ -11,6 +11,8 @@ use raypick_primitives::{
     triangle_triangle, triangle_triangle_distance, Aabb, Point3, Real, Triangle,
 };
 
+use smallvec::SmallVec;
+
 use crate::mesh::{with_tree, Mesh};
 
 /// The closest points of two meshes (world space).
@@ -104,8 +106,16 @@ impl<L: WideLayout<8>> Placed<'_, L> {
 trait PairVisitor {
     /// The largest box distance still worth descending into (0: overlapping boxes only).
     fn reach(&self) -> Real;
-    /// Tests two leaves' world triangles; `true` stops the traversal.
-    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool;
+    /// Tests two leaves' world triangles, each leaf's within its world box `clip_a` or
+    /// `clip_b` (a pre-split triangle fills several leaves, each holding a piece of it);
+    /// `true` stops the traversal.
+    fn leaves(
+        &mut self,
+        a: &[(u32, Triangle)],
+        b: &[(u32, Triangle)],
+        clip_a: &Aabb,
+        clip_b: &Aabb,
+    ) -> bool;
 }
 
 /// Runs `v` over the pairs of parts of `a` and `b` whose world boxes are within
@@ -137,7 +147,7 @@ fn traverse<LA: WideLayout<8>, LB: WideLayout<8>>(
             (Part::Leaf(ra), Part::Leaf(rb)) => {
                 a.triangles(ra.clone(), &mut ta);
                 b.triangles(rb.clone(), &mut tb);
-                if v.leaves(&ta, &tb) {
+                if v.leaves(&ta, &tb, &ba, &bb) {
                     return;
                 }
                 continue;
@@ -175,10 +185,14 @@ impl PairVisitor for Any {
     fn reach(&self) -> Real {
         0.0
     }
-    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
-        self.0 = a
-            .iter()
-            .any(|(_, ta)| b.iter().any(|(_, tb)| triangle_triangle(ta, tb)));
+    fn leaves(
+        &mut self,
+        a: &[(u32, Triangle)],
+        b: &[(u32, Triangle)],
+        ca: &Aabb,
+        cb: &Aabb,
+    ) -> bool {
+        self.0 = touching(a, b, ca, cb, |_, _| true);
         self.0
     }
 }
@@ -189,15 +203,17 @@ impl PairVisitor for Pairs {
     fn reach(&self) -> Real {
         0.0
     }
-    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
-        for (ia, ta) in a {
-            for (ib, tb) in b {
-                if triangle_triangle(ta, tb) {
-                    self.0.push((*ia, *ib));
-                }
-            }
-        }
-        false
+    fn leaves(
+        &mut self,
+        a: &[(u32, Triangle)],
+        b: &[(u32, Triangle)],
+        ca: &Aabb,
+        cb: &Aabb,
+    ) -> bool {
+        touching(a, b, ca, cb, |ia, ib| {
+            self.0.push((ia, ib));
+            false
+        })
     }
 }
 
@@ -210,9 +226,24 @@ impl PairVisitor for Closest {
     fn reach(&self) -> Real {
         self.best.map_or(self.limit, |b| b.distance)
     }
-    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
+    fn leaves(
+        &mut self,
+        a: &[(u32, Triangle)],
+        b: &[(u32, Triangle)],
+        ca: &Aabb,
+        cb: &Aabb,
+    ) -> bool {
+        let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t, cb)).collect();
         for (ia, ta) in a {
-            for (ib, tb) in b {
+            let box_a = bounds(ta, ca);
+            for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
+                // The gap between the two triangles' boxes bounds their distance from below:
+                // a pair whose gap exceeds the best distance so far (by more than the f32
+                // rounding of the distances compared) can neither beat it nor tie with it,
+                // and skips the exact test (most of the work).
+                if gap(&box_a, box_b) > f64::from(self.reach()) * (1.0 + 1e-6) {
+                    continue;
+                }
                 let Some(d) = triangle_triangle_distance(ta, tb) else {
                     continue;
                 };
@@ -232,11 +263,71 @@ impl PairVisitor for Closest {
                         triangle_a: *ia,
                         triangle_b: *ib,
                     });
+                    if d.distance == 0.0 {
+                        // Touching: nothing is nearer, and the lowest of possibly very many
+                        // touching pairs is not sought (see `Mesh::min_distance`).
+                        return true;
+                    }
                 }
             }
         }
         false
     }
+}
+
+/// Calls `f` on the touching pairs of `a` and `b` (original indices), in order, until it
+/// returns true (then true). The exact test runs only where the triangles' boxes, clipped
+/// to their leaves' boxes, overlap: the touching point of two triangles lies in a piece of
+/// each, inside the box of the leaf holding that piece, and the box test is exact.
+fn touching(
+    a: &[(u32, Triangle)],
+    b: &[(u32, Triangle)],
+    clip_a: &Aabb,
+    clip_b: &Aabb,
+    mut f: impl FnMut(u32, u32) -> bool,
+) -> bool {
+    let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t, clip_b)).collect();
+    for (ia, ta) in a {
+        let box_a = bounds(ta, clip_a);
+        for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
+            if gap(&box_a, box_b) == 0.0 && triangle_triangle(ta, tb) && f(*ia, *ib) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A box in f64 (of exact f32 coordinates).
+type Bounds = ([f64; 3], [f64; 3]);
+
+/// The box of `t` within `clip` (the box of its leaf, which holds the part of `t` the leaf
+/// stands for: all of it, or a pre-split piece).
+fn bounds(t: &Triangle, clip: &Aabb) -> Bounds {
+    let v = t.vertices();
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for p in &v {
+        for k in 0..3 {
+            lo[k] = lo[k].min(f64::from(p[k]));
+            hi[k] = hi[k].max(f64::from(p[k]));
+        }
+    }
+    for k in 0..3 {
+        lo[k] = lo[k].max(f64::from(clip.min[k]));
+        hi[k] = hi[k].min(f64::from(clip.max[k]));
+    }
+    (lo, hi)
+}
+
+/// The distance between two boxes (0 when they overlap); the differences of f32
+/// coordinates are exact in f64, so only the sum and the root round.
+fn gap(a: &Bounds, b: &Bounds) -> f64 {
+    let mut d2 = 0.0;
+    for k in 0..3 {
+        let g = (a.0[k] - b.1[k]).max(b.0[k] - a.1[k]).max(0.0);
+        d2 += g * g;
+    }
+    d2.sqrt()
 }
 
 fn finite(m: &Matrix4<Real>) -> bool {
@@ -317,10 +408,12 @@ impl Mesh {
     /// they come within `max_distance` (inclusive; `f32::INFINITY` for no limit).
     ///
     /// Exactly the minimum of [`raypick_primitives::triangle_triangle_distance`] over all
-    /// pairs of world triangles; among pairs at the same distance the lowest
-    /// `(triangle_a, triangle_b)` wins. Distance 0 when they touch. `None` when a mesh is
-    /// empty, a pose is not finite, `max_distance` is negative or NaN, or nothing is
-    /// within it.
+    /// pairs of world triangles; among pairs at the same positive distance the lowest
+    /// `(triangle_a, triangle_b)` wins. Distance 0 when they touch, with the first touching
+    /// pair the traversal meets (the same pair for the same meshes and poses): the search
+    /// stops there, as [`Mesh::intersects`] does, rather than go through every touching pair
+    /// ([`Mesh::intersecting_pairs`] lists them). `None` when a mesh is empty, a pose is not
+    /// finite, `max_distance` is negative or NaN, or nothing is within it.
     #[must_use]
     pub fn min_distance(
         &self,
