@@ -106,16 +106,8 @@ impl<L: WideLayout<8>> Placed<'_, L> {
 trait PairVisitor {
     /// The largest box distance still worth descending into (0: overlapping boxes only).
     fn reach(&self) -> Real;
-    /// Tests two leaves' world triangles, each leaf's within its world box `clip_a` or
-    /// `clip_b` (a pre-split triangle fills several leaves, each holding a piece of it);
-    /// `true` stops the traversal.
-    fn leaves(
-        &mut self,
-        a: &[(u32, Triangle)],
-        b: &[(u32, Triangle)],
-        clip_a: &Aabb,
-        clip_b: &Aabb,
-    ) -> bool;
+    /// Tests two leaves' world triangles; `true` stops the traversal.
+    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool;
 }
 
 /// Runs `v` over the pairs of parts of `a` and `b` whose world boxes are within
@@ -147,7 +139,7 @@ fn traverse<LA: WideLayout<8>, LB: WideLayout<8>>(
             (Part::Leaf(ra), Part::Leaf(rb)) => {
                 a.triangles(ra.clone(), &mut ta);
                 b.triangles(rb.clone(), &mut tb);
-                if v.leaves(&ta, &tb, &ba, &bb) {
+                if v.leaves(&ta, &tb) {
                     return;
                 }
                 continue;
@@ -185,14 +177,8 @@ impl PairVisitor for Any {
     fn reach(&self) -> Real {
         0.0
     }
-    fn leaves(
-        &mut self,
-        a: &[(u32, Triangle)],
-        b: &[(u32, Triangle)],
-        ca: &Aabb,
-        cb: &Aabb,
-    ) -> bool {
-        self.0 = touching(a, b, ca, cb, |_, _| true);
+    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
+        self.0 = touching(a, b, |_, _| true);
         self.0
     }
 }
@@ -203,14 +189,8 @@ impl PairVisitor for Pairs {
     fn reach(&self) -> Real {
         0.0
     }
-    fn leaves(
-        &mut self,
-        a: &[(u32, Triangle)],
-        b: &[(u32, Triangle)],
-        ca: &Aabb,
-        cb: &Aabb,
-    ) -> bool {
-        touching(a, b, ca, cb, |ia, ib| {
+    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
+        touching(a, b, |ia, ib| {
             self.0.push((ia, ib));
             false
         })
@@ -226,16 +206,10 @@ impl PairVisitor for Closest {
     fn reach(&self) -> Real {
         self.best.map_or(self.limit, |b| b.distance)
     }
-    fn leaves(
-        &mut self,
-        a: &[(u32, Triangle)],
-        b: &[(u32, Triangle)],
-        ca: &Aabb,
-        cb: &Aabb,
-    ) -> bool {
-        let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t, cb)).collect();
+    fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
+        let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t)).collect();
         for (ia, ta) in a {
-            let box_a = bounds(ta, ca);
+            let box_a = bounds(ta);
             for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
                 // The gap between the two triangles' boxes bounds their distance from below:
                 // a pair whose gap exceeds the best distance so far (by more than the f32
@@ -276,19 +250,16 @@ impl PairVisitor for Closest {
 }
 
 /// Calls `f` on the touching pairs of `a` and `b` (original indices), in order, until it
-/// returns true (then true). The exact test runs only where the triangles' boxes, clipped
-/// to their leaves' boxes, overlap: the touching point of two triangles lies in a piece of
-/// each, inside the box of the leaf holding that piece, and the box test is exact.
+/// returns true (then true). The exact test runs only where the triangles' boxes overlap:
+/// touching triangles have overlapping boxes, and the box test is exact.
 fn touching(
     a: &[(u32, Triangle)],
     b: &[(u32, Triangle)],
-    clip_a: &Aabb,
-    clip_b: &Aabb,
     mut f: impl FnMut(u32, u32) -> bool,
 ) -> bool {
-    let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t, clip_b)).collect();
+    let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t)).collect();
     for (ia, ta) in a {
-        let box_a = bounds(ta, clip_a);
+        let box_a = bounds(ta);
         for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
             if gap(&box_a, box_b) == 0.0 && triangle_triangle(ta, tb) && f(*ia, *ib) {
                 return true;
@@ -298,12 +269,10 @@ fn touching(
     false
 }
 
-/// A box in f64 (of exact f32 coordinates).
+/// A triangle's box in f64 (its corners' exact coordinates).
 type Bounds = ([f64; 3], [f64; 3]);
 
-/// The box of `t` within `clip` (the box of its leaf, which holds the part of `t` the leaf
-/// stands for: all of it, or a pre-split piece).
-fn bounds(t: &Triangle, clip: &Aabb) -> Bounds {
+fn bounds(t: &Triangle) -> Bounds {
     let v = t.vertices();
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
     for p in &v {
@@ -311,10 +280,6 @@ fn bounds(t: &Triangle, clip: &Aabb) -> Bounds {
             lo[k] = lo[k].min(f64::from(p[k]));
             hi[k] = hi[k].max(f64::from(p[k]));
         }
-    }
-    for k in 0..3 {
-        lo[k] = lo[k].max(f64::from(clip.min[k]));
-        hi[k] = hi[k].min(f64::from(clip.max[k]));
     }
     (lo, hi)
 }
