@@ -4,7 +4,9 @@
 //! cargo run --release -p raypick-benches --bin export -- [--out DIR] [--workloads a,b] [--rays N]
 //! ```
 //! Defaults: `bench-data/` at the repository root, all workloads, 100,000 rays per set.
-//! Files: `<workload>.mesh`, `<workload>_pick.rays`, `<workload>_random.rays`.
+//! Files: `<workload>.mesh`, `<workload>_pick.rays`, `<workload>_random.rays`; with `--ply`,
+//! also `<workload>.ply` (binary), which the `raypick` command reads (for timing its
+//! `render` on the workloads).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +20,7 @@ struct Args {
     out: PathBuf,
     workloads: Vec<Workload>,
     rays: usize,
+    ply: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -25,14 +28,16 @@ fn parse_args() -> Result<Args, String> {
         out: default_data_dir(),
         workloads: Workload::ALL.to_vec(),
         rays: RAYS_PER_SET,
+        ply: false,
     };
     parse_flags(|flag, value| {
         match flag {
             "--out" => a.out = PathBuf::from(value()?),
             "--workloads" => a.workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?,
             "--rays" => a.rays = value()?.parse().map_err(|e| format!("--rays: {e}"))?,
+            "--ply" => a.ply = true,
             "-h" | "--help" => {
-                return Err("usage: export [--out DIR] [--workloads bunny,sphere_1m,terrain_1m,soup_100k] [--rays N]".into())
+                return Err("usage: export [--out DIR] [--workloads bunny,sphere_1m,terrain_1m,soup_100k] [--rays N] [--ply]".into())
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),
         }
@@ -55,6 +60,11 @@ fn run(a: &Args) -> Result<(), String> {
             mesh.positions.len(),
             mesh.triangles.len()
         );
+        if a.ply {
+            let path = a.out.join(format!("{}.ply", w.name()));
+            std::fs::write(&path, ply(&mesh)).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("{}", path.display());
+        }
         for s in RaySet::ALL {
             let rays = s.rays(w, &mesh, a.rays);
             let path = a.out.join(rays_file_name(w, s));
@@ -65,6 +75,30 @@ fn run(a: &Args) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `mesh` as a binary little-endian PLY: float positions, faces as lists of three ints.
+fn ply(mesh: &raypick_benches::MeshData) -> Vec<u8> {
+    let mut out = format!(
+        "ply\nformat binary_little_endian 1.0\nelement vertex {}\nproperty float x\n\
+         property float y\nproperty float z\nelement face {}\n\
+         property list uchar int vertex_indices\nend_header\n",
+        mesh.positions.len(),
+        mesh.triangles.len()
+    )
+    .into_bytes();
+    for p in &mesh.positions {
+        for c in [p.x, p.y, p.z] {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    for t in &mesh.triangles {
+        out.push(3);
+        for &i in t {
+            out.extend_from_slice(&(i as i32).to_le_bytes());
+        }
+    }
+    out
 }
 
 fn main() -> ExitCode {
