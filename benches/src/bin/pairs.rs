@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use nalgebra::{Isometry3, Matrix4, Translation3, UnitQuaternion};
 use parry3d::shape::TriMesh;
-use raypick_benches::{parse_list, Workload};
+use raypick_benches::{parse_flags, parse_list, Workload};
 use raypick_query::Mesh;
 
 /// The best time of `f` in milliseconds, over up to 5 runs and about a second, and its last
@@ -38,30 +38,26 @@ fn best<T>(mut f: impl FnMut() -> T) -> (f64, T) {
 fn main() -> ExitCode {
     let mut workloads = vec![Workload::Bunny, Workload::Soup100k, Workload::Cad];
     let mut offsets = vec![0.0f32, 0.3, 0.6, 1.2];
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let v = it.next();
-        match (a.as_str(), v) {
-            ("--workloads", Some(v)) => match parse_list(v, &Workload::ALL, Workload::from_name) {
-                Ok(w) => workloads = w,
-                Err(e) => {
-                    eprintln!("pairs: {e}");
-                    return ExitCode::from(2);
-                }
-            },
-            ("--offsets", Some(v)) => match v.split(',').map(str::parse).collect() {
-                Ok(o) => offsets = o,
-                Err(e) => {
-                    eprintln!("pairs: --offsets {v}: {e}");
-                    return ExitCode::from(2);
-                }
-            },
-            _ => {
-                eprintln!("pairs: unknown option {a}");
-                return ExitCode::from(2);
+    let parsed = parse_flags(|flag, value| {
+        match flag {
+            "--workloads" => {
+                workloads = parse_list(&value()?, &Workload::ALL, Workload::from_name)?
             }
+            "--offsets" => {
+                let v = value()?;
+                offsets = v
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("--offsets {v}: {e}"))?;
+            }
+            other => return Err(format!("unknown option {other}")),
         }
+        Ok(())
+    });
+    if let Err(e) = parsed {
+        eprintln!("pairs: {e}");
+        return ExitCode::from(2);
     }
     println!(
         "| mesh | triangles | offset | raypick intersects ms | parry3d intersection_test ms | ratio | raypick min_distance ms | parry3d distance ms | ratio | touch (raypick / parry3d) | distance (raypick / parry3d) |"

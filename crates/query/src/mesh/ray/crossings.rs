@@ -17,10 +17,10 @@ use std::ops::ControlFlow;
 use raypick_primitives::{Cull, Point3, Ray, Real, Vector3};
 use smallvec::SmallVec;
 
-use super::{traversal, LeafSink, Leaves};
+use super::{run_leaves, LeafSink};
 use crate::mesh::leaf_tris::Slot;
-use crate::mesh::triangle_kernel::{LaneHits, RawHit, TriangleRay};
-use crate::mesh::{with_tree, Mesh};
+use crate::mesh::triangle_kernel::{RawHit, TriangleRay};
+use crate::mesh::Mesh;
 
 /// The count so far.
 struct Crossings<'a> {
@@ -66,21 +66,13 @@ impl Mesh {
         if !k.valid() || !origin.iter().all(|c| c.is_finite()) {
             return None;
         }
-        let mut v = Leaves {
-            mesh: self,
+        let sink = Crossings {
             k: &k,
-            t_min: 0.0,
-            cull: Cull::None,
-            lanes: LaneHits::default(),
-            sink: Crossings {
-                k: &k,
-                count: 0,
-                seen: SmallVec::new(),
-            },
+            count: 0,
+            seen: SmallVec::new(),
         };
-        let how = traversal(&k, false);
-        with_tree!(&self.wide, t => t.traverse_ray_visit(how, &k.boxes, 0.0, Real::INFINITY, &mut v));
-        Some(v.sink.count)
+        let range = (0.0, Real::INFINITY);
+        Some(run_leaves(self, &k, 0.0, Cull::None, range, false, sink).count)
     }
 }
 

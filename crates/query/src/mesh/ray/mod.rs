@@ -406,16 +406,33 @@ fn traversal(k: &TriangleRay, ordered: bool) -> RayTraversal {
 fn closest_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
+    let sink = Closest::new(mesh, query.t_max, hi);
+    run_leaves(mesh, k, t_min, cull, (lo, hi), true, sink).best
+}
+
+/// Runs the traversal of `k` over `[lo, hi]` (nearest child first when `ordered`, else in
+/// slot order), every leaf's kernel hits handed to `sink`, which it returns.
+#[inline(always)]
+fn run_leaves<S: LeafSink>(
+    mesh: &Mesh,
+    k: &TriangleRay,
+    t_min: Real,
+    cull: Cull,
+    (lo, hi): (Real, Real),
+    ordered: bool,
+    sink: S,
+) -> S {
     let mut v = Leaves {
         mesh,
         k,
         t_min,
         cull,
         lanes: LaneHits::default(),
-        sink: Closest::new(mesh, query.t_max, hi),
+        sink,
     };
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, true), &k.boxes, lo, hi, &mut v));
-    v.sink.best
+    let how = traversal(k, ordered);
+    with_tree!(&mesh.wide, t => t.traverse_ray_visit(how, &k.boxes, lo, hi, &mut v));
+    v.sink
 }
 
 /// The traversal's leaf visitor for a closest- or any-hit query: runs [`leaf_hits`] into
@@ -569,16 +586,8 @@ impl LeafSink for AnyHit {
 fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
-    let mut v = Leaves {
-        mesh,
-        k,
-        t_min,
-        cull,
-        lanes: LaneHits::default(),
-        sink: AnyHit::new(query.t_max, hi),
-    };
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, lo, hi, &mut v));
-    v.sink.found
+    let sink = AnyHit::new(query.t_max, hi);
+    run_leaves(mesh, k, t_min, cull, (lo, hi), false, sink).found
 }
 
 /// The state of an all-hits query: every hit of a non-degenerate triangle within
@@ -620,19 +629,12 @@ fn all_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery, out: &mut Vec<Hit>) {
     // The box test follows the kernel's ray (`k.boxes`), not `ray`: they differ where the
     // kernel takes a vanishing direction component as zero.
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
-    let mut v = Leaves {
-        mesh,
-        k,
-        t_min,
-        cull,
-        lanes: LaneHits::default(),
-        sink: Every {
-            t_max: query.t_max,
-            bound: hi,
-            out,
-        },
+    let sink = Every {
+        t_max: query.t_max,
+        bound: hi,
+        out,
     };
-    with_tree!(&mesh.wide, t => t.traverse_ray_visit(traversal(k, false), &k.boxes, lo, hi, &mut v));
+    run_leaves(mesh, k, t_min, cull, (lo, hi), false, sink);
 }
 
 /// Lane `i` of a SIMD pass as a kernel hit. The zero-weight mask is not needed (closest and
