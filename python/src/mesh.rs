@@ -52,8 +52,16 @@ impl Target<f32> for Mesh {
     }
 
     fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {
-        out.clear();
-        out.extend(self.all_hits(ray, &ray_query(o)).iter().map(|h| rec(h, 0)));
+        // The hits go through a vector each thread keeps: a fresh one per ray cost about 6%
+        // of an all-hits query (callgrind, sphere_1m random rays).
+        thread_local! {
+            static HITS: std::cell::RefCell<Vec<Hit>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        HITS.with_borrow_mut(|hits| {
+            self.all_hits_into(ray, &ray_query(o), hits);
+            out.clear();
+            out.extend(hits.iter().map(|h| rec(h, 0)));
+        });
     }
 }
 
