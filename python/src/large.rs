@@ -55,8 +55,7 @@ impl Target<f64> for Scene {
             .map_err(|e| e.to_string())
     }
 
-    fn all_into(&self, ray: &Ray64, o: &Opts, out: &mut Vec<Rec<f64>>) {
-        out.clear();
-        out.extend(self.all_hits_f64(ray, &scene_query(o)).iter().map(rec));
+    fn all_into(&self, ray: &Ray64, o: &Opts, out: &mut Vec<SceneHit64>) {
+        *out = self.all_hits_f64(ray, &scene_query(o));
     }
 }

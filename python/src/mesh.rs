@@ -51,17 +51,8 @@ impl Target<f32> for Mesh {
             .map_err(|e| e.to_string())
     }
 
-    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {
-        // The hits go through a vector each thread keeps: a fresh one per ray cost about 6%
-        // of an all-hits query (callgrind, sphere_1m random rays).
-        thread_local! {
-            static HITS: std::cell::RefCell<Vec<Hit>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        HITS.with_borrow_mut(|hits| {
-            self.all_hits_into(ray, &ray_query(o), hits);
-            out.clear();
-            out.extend(hits.iter().map(|h| rec(h, 0)));
-        });
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Hit>) {
+        self.all_hits_into(ray, &ray_query(o), out);
     }
 }
 

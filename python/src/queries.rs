@@ -101,7 +101,9 @@ pub trait Target<C: Coord>: Sync {
     fn rec(h: &Self::Hit) -> Rec<C>;
     /// Whether each of `rays` hits anything, into `out` (of the same length).
     fn any_into(&self, rays: &[C::Ray], o: &Opts, out: &mut [bool]) -> Result<(), String>;
-    fn all_into(&self, ray: &C::Ray, o: &Opts, out: &mut Vec<Rec<C>>);
+    /// Every crossing of `ray`, sorted, into `out` (cleared first; the caller keeps it from
+    /// ray to ray, so the query allocates nothing once it has grown).
+    fn all_into(&self, ray: &C::Ray, o: &Opts, out: &mut Vec<Self::Hit>);
 }
 
 /// A mesh or a scene, queried for nearest points in batches.
@@ -390,7 +392,7 @@ fn all_hits<'py, C: Coord, T: Target<C>>(
                         let (mut recs, mut idx) = (Vec::new(), Vec::new());
                         for (i, ray) in buf.iter().enumerate() {
                             target.all_into(ray, o, one);
-                            recs.extend_from_slice(one);
+                            recs.extend(one.iter().map(T::rec));
                             idx.resize(recs.len(), (start + i) as u64);
                         }
                         Ok((recs, idx))

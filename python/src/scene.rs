@@ -83,16 +83,8 @@ impl Target<f32> for Scene {
             .map_err(|e| e.to_string())
     }
 
-    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Rec<f32>>) {
-        // As the mesh's: the hits through a vector each thread keeps.
-        thread_local! {
-            static HITS: std::cell::RefCell<Vec<SceneHit>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        HITS.with_borrow_mut(|hits| {
-            self.all_hits_into(ray, &scene_query(o), hits);
-            out.clear();
-            out.extend(hits.iter().map(rec));
-        });
+    fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<SceneHit>) {
+        self.all_hits_into(ray, &scene_query(o), out);
     }
 }
 
