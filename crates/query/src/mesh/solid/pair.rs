@@ -207,15 +207,15 @@ impl PairVisitor for Closest {
         self.best.map_or(self.limit, |b| b.distance)
     }
     fn leaves(&mut self, a: &[(u32, Triangle)], b: &[(u32, Triangle)]) -> bool {
-        let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t)).collect();
+        let boxes_b: SmallVec<[Aabb; 16]> = b.iter().map(|(_, t)| t.aabb()).collect();
         for (ia, ta) in a {
-            let box_a = bounds(ta);
+            let box_a = ta.aabb();
             for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
-                // The gap between the two triangles' boxes bounds their distance from below:
-                // a pair whose gap exceeds the best distance so far (by more than the f32
-                // rounding of the distances compared) can neither beat it nor tie with it,
-                // and skips the exact test (most of the work).
-                if gap(&box_a, box_b) > f64::from(self.reach()) * (1.0 + 1e-6) {
+                // The distance between the two triangles' boxes bounds theirs from below: a
+                // pair whose boxes lie farther apart than the best distance so far, by more
+                // than the f32 rounding of both (a few parts in 10^7), can neither beat it
+                // nor tie with it, and skips the exact test (most of the work).
+                if f64::from(box_distance(&box_a, box_b)) > f64::from(self.reach()) * (1.0 + 1e-6) {
                     continue;
                 }
                 let Some(d) = triangle_triangle_distance(ta, tb) else {
@@ -251,48 +251,23 @@ impl PairVisitor for Closest {
 
 /// Calls `f` on the touching pairs of `a` and `b` (original indices), in order, until it
 /// returns true (then true). The exact test runs only where the triangles' boxes overlap:
-/// touching triangles have overlapping boxes, and the box test is exact.
+/// touching triangles have overlapping boxes, whose computed distance is 0 (a difference of
+/// floats has the sign of the exact one).
 fn touching(
     a: &[(u32, Triangle)],
     b: &[(u32, Triangle)],
     mut f: impl FnMut(u32, u32) -> bool,
 ) -> bool {
-    let boxes_b: SmallVec<[Bounds; 16]> = b.iter().map(|(_, t)| bounds(t)).collect();
+    let boxes_b: SmallVec<[Aabb; 16]> = b.iter().map(|(_, t)| t.aabb()).collect();
     for (ia, ta) in a {
-        let box_a = bounds(ta);
+        let box_a = ta.aabb();
         for ((ib, tb), box_b) in b.iter().zip(&boxes_b) {
-            if gap(&box_a, box_b) == 0.0 && triangle_triangle(ta, tb) && f(*ia, *ib) {
+            if box_distance(&box_a, box_b) == 0.0 && triangle_triangle(ta, tb) && f(*ia, *ib) {
                 return true;
             }
         }
     }
     false
-}
-
-/// A triangle's box in f64 (its corners' exact coordinates).
-type Bounds = ([f64; 3], [f64; 3]);
-
-fn bounds(t: &Triangle) -> Bounds {
-    let v = t.vertices();
-    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for p in &v {
-        for k in 0..3 {
-            lo[k] = lo[k].min(f64::from(p[k]));
-            hi[k] = hi[k].max(f64::from(p[k]));
-        }
-    }
-    (lo, hi)
-}
-
-/// The distance between two boxes (0 when they overlap); the differences of f32
-/// coordinates are exact in f64, so only the sum and the root round.
-fn gap(a: &Bounds, b: &Bounds) -> f64 {
-    let mut d2 = 0.0;
-    for k in 0..3 {
-        let g = (a.0[k] - b.1[k]).max(b.0[k] - a.1[k]).max(0.0);
-        d2 += g * g;
-    }
-    d2.sqrt()
 }
 
 fn finite(m: &Matrix4<Real>) -> bool {
