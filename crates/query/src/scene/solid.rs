@@ -71,9 +71,10 @@ impl Scene {
 
     /// The sum over every object of its winding number at `p` (the meshes' side windings
     /// with `side`), with the summed tolerances (`off_surface` is not kept for a sum:
-    /// `untouched` says what the scene needs). The flag is true when some mesh's term is a coarse sum (a side decision's
-    /// first pass). `near` (side decisions only) bounds `p`'s world distance to every surface
-    /// from below: a mesh under a similarity is given it in its own units.
+    /// `untouched` says what the scene needs). The flag is true when some mesh's term is a
+    /// coarse sum (a side decision's first pass). `near` (side decisions only) bounds `p`'s
+    /// world distance to every surface from below: a mesh under a similarity is given it in
+    /// its own units.
     fn winding_sum(&self, p: Point3<Real>, side: bool, near: Option<Real>) -> (Winding, bool) {
         let mut sum = Winding {
             value: 0.0,
