@@ -35,7 +35,7 @@ pub struct BoxRay {
     /// `inv * INV_EXIT_SCALE`, for negative exits.
     pub(crate) inv_down: [f32; 3],
     /// Per axis, 1 when the direction's sign bit is set (the near plane is then `max`).
-    neg: [usize; 3],
+    pub(crate) neg: [usize; 3],
     valid: bool,
 }
 

@@ -5,7 +5,8 @@
 //! Where things are: `collapse` (binary to wide), `layout` (the node layouts behind one
 //! trait), `compact` and `quantize` (the quantized layout), `refit`, `validate`,
 //! `traverse` (the ray traversal and its visitor; `traverse_x86` its SIMD entry points,
-//! `slab_x86` the SIMD node tests), `stream` (interleaved rays), `query` (box, predicate
+//! `slab_x86` the SIMD node tests), `stream` (interleaved rays), `packet` (bundles of
+//! coherent rays down the tree together, [`WideBvh::traverse_packet`]), `query` (box, predicate
 //! and best-first queries), `persist` (nodes to bytes and back, validated).
 //!
 //! A [`WideBvh`] is built from a finished [`Bvh`] by collapsing: a dynamic program (after
@@ -70,6 +71,7 @@ use crate::{BuildConfig, BuildError, Bvh, Node};
 pub(crate) mod collapse;
 mod compact;
 mod layout;
+mod packet;
 mod persist;
 mod quantize;
 mod query;
@@ -87,6 +89,7 @@ mod visitor;
 pub use collapse::CollapseConfig;
 pub use compact::{CompactBvh8, CompactError, CompactNode8};
 pub use layout::WideLayout;
+pub use packet::{BoxPacket, PacketVisitor, PACKET_RAYS};
 pub use persist::WideLoadError;
 pub use refit::WideRefitError;
 pub use stream::StreamRay;

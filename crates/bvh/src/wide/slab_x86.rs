@@ -9,7 +9,10 @@
 
 use std::arch::x86_64::*;
 
+use raypick_primitives::simd::CpuPath;
+
 use super::layout::sealed::Internal;
+use super::packet::{packet_with_kernel, BoxPacket, PacketKernel, PacketVisitor, PACKET_RAYS};
 use super::traverse::Kernel;
 use super::{CompactNode8, WideNode};
 use crate::BoxRay;
@@ -133,6 +136,83 @@ pub trait SimdNode: Internal<8> {
         t_min: f32,
         t_max: f32,
     ) -> (u32, [f32; 8]);
+
+    /// The packet node test ([`PacketKernel::test`]) with AVX2 and FMA, which `avx2`
+    /// proves the CPU has.
+    fn test_packet_avx2(
+        &self,
+        avx2: Avx2,
+        p: &BoxPacket,
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, [f32; 8]);
+}
+
+/// The packet test of a node's 8 slots, lane-wise, written once for both layouts:
+/// `$planes` gives axis `$a`'s near and far plane vectors. The same operations in the same
+/// order as `ScalarPacket`.
+macro_rules! packet_axes {
+    ($p:ident, $t_min:ident, $t_max:ident, |$a:ident| $planes:expr) => {{
+        let mut near = _mm256_set1_ps($t_min);
+        let mut far = _mm256_set1_ps($t_max);
+        for $a in 0..3 {
+            let (np, fp) = $planes;
+            let lo = _mm256_set1_ps($p.inv_lo($a));
+            let hi = _mm256_set1_ps($p.inv_hi($a));
+            let dn = _mm256_sub_ps(np, _mm256_set1_ps($p.o_near($a)));
+            let tn = _mm256_min_ps(_mm256_mul_ps(dn, lo), _mm256_mul_ps(dn, hi));
+            let df = _mm256_sub_ps(fp, _mm256_set1_ps($p.o_far($a)));
+            let tf = _mm256_max_ps(_mm256_mul_ps(df, lo), _mm256_mul_ps(df, hi));
+            near = _mm256_max_ps(tn, near);
+            far = _mm256_min_ps(tf, far);
+        }
+        let ok = _mm256_cmp_ps::<_CMP_LE_OQ>(near, far);
+        let mut dist = [0.0f32; 8];
+        // SAFETY: `dist` holds 8 f32s; `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_ps(dist.as_mut_ptr(), near) };
+        let m = _mm256_movemask_ps(ok) as u32;
+        (m, dist)
+    }};
+}
+
+/// [`SimdNode::test_packet_avx2`] on a plain node.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn avx2_packet8(node: &WideNode<8>, p: &BoxPacket, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+    let b = &node.bounds;
+    packet_axes!(p, t_min, t_max, |a| {
+        let np: &[f32; 8] = &b[p.near_row(a)];
+        let fp: &[f32; 8] = &b[p.far_row(a)];
+        // SAFETY: both rows hold 8 f32s; `loadu` has no alignment requirement.
+        unsafe { (_mm256_loadu_ps(np.as_ptr()), _mm256_loadu_ps(fp.as_ptr())) }
+    })
+}
+
+/// [`SimdNode::test_packet_avx2`] on a compact node, its planes dequantized as in
+/// [`avx2_test8_compact`].
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn avx2_packet8_compact(
+    node: &CompactNode8,
+    p: &BoxPacket,
+    t_min: f32,
+    t_max: f32,
+) -> (u32, [f32; 8]) {
+    let plane = |row: &[u8; 8], a: usize| {
+        let q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set1_epi64x(i64::from_le_bytes(
+            *row,
+        ))));
+        _mm256_fmadd_ps(
+            q,
+            _mm256_set1_ps(node.step[a]),
+            _mm256_set1_ps(node.origin[a]),
+        )
+    };
+    let (m, dist) = packet_axes!(p, t_min, t_max, |a| (
+        plane(&node.q[p.near_row(a)], a),
+        plane(&node.q[p.far_row(a)], a)
+    ));
+    (m & node.used, dist)
 }
 
 impl SimdNode for WideNode<8> {
@@ -157,6 +237,12 @@ impl SimdNode for WideNode<8> {
         // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
         unsafe { avx2_test8::<PAD_NEG>(self, r, t_min, t_max) }
     }
+
+    #[inline(always)]
+    fn test_packet_avx2(&self, _: Avx2, p: &BoxPacket, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
+        unsafe { avx2_packet8(self, p, t_min, t_max) }
+    }
 }
 
 impl SimdNode for CompactNode8 {
@@ -180,6 +266,12 @@ impl SimdNode for CompactNode8 {
     ) -> (u32, [f32; 8]) {
         // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA (see the type's doc).
         unsafe { avx2_test8_compact::<PAD_NEG>(self, r, t_min, t_max) }
+    }
+
+    #[inline(always)]
+    fn test_packet_avx2(&self, _: Avx2, p: &BoxPacket, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA (see the type's doc).
+        unsafe { avx2_packet8_compact(self, p, t_min, t_max) }
     }
 }
 
@@ -337,6 +429,87 @@ impl<L: SimdNode> Kernel<8, L> for Avx2 {
     }
 }
 
+impl<L: SimdNode> PacketKernel<L> for Avx2 {
+    #[inline(always)]
+    fn test(self, node: &L, p: &BoxPacket, t_min: f32, t_max: f32) -> (u32, [f32; 8]) {
+        node.test_packet_avx2(self, p, t_min, t_max)
+    }
+
+    #[inline(always)]
+    fn members(self, node: &L, i: usize, p: &BoxPacket, bound: &[f32; PACKET_RAYS]) -> u32 {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
+        unsafe { avx2_members(node, i, p, bound) }
+    }
+
+    #[inline(always)]
+    fn ranks(self, dist: &[f32; 8], mask: u32) -> [u32; 8] {
+        // SAFETY: an `Avx2` value proves the CPU has AVX2 (see the type's doc).
+        unsafe { avx2_ranks(dist, mask) }
+    }
+}
+
+/// [`BoxPacket::members_scalar`] with AVX2, 8 members per pass: the same operations lane
+/// by lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn avx2_members<L: Internal<8>>(
+    node: &L,
+    i: usize,
+    p: &BoxPacket,
+    bound: &[f32; PACKET_RAYS],
+) -> u32 {
+    let planes = [0, 1, 2].map(|a| (node.plane(p.near_row(a), i), node.plane(p.far_row(a), i)));
+    let load = |row: &[f32; PACKET_RAYS], h: usize| {
+        let half = &row[8 * (h & 1)..8 * (h & 1) + 8];
+        // SAFETY: `half` holds 8 f32s; `loadu` has no alignment requirement.
+        unsafe { _mm256_loadu_ps(half.as_ptr()) }
+    };
+    let mut mask = 0u32;
+    for h in 0..p.n.div_ceil(8) {
+        let mut near = load(&p.t_min, h);
+        let mut far = load(bound, h);
+        for (a, &(np, fp)) in planes.iter().enumerate() {
+            let o = load(&p.o[a], h);
+            let tn = _mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(np), o), load(&p.inv[a], h));
+            let d = _mm256_sub_ps(_mm256_set1_ps(fp), o);
+            let tf = _mm256_max_ps(
+                _mm256_mul_ps(d, load(&p.inv_up[a], h)),
+                _mm256_mul_ps(d, load(&p.inv_down[a], h)),
+            );
+            near = _mm256_max_ps(tn, near);
+            far = _mm256_min_ps(tf, far);
+        }
+        let m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(near, far)) as u32;
+        mask |= m << (8 * h);
+    }
+    mask & p.lanes()
+}
+
+/// The packet loop compiled with AVX2 and FMA enabled, so that the kernels inline into it.
+#[target_feature(enable = "avx2,fma")]
+fn packet8_avx2<L: SimdNode, V: PacketVisitor>(nodes: &[L], p: &BoxPacket, visitor: &mut V) {
+    packet_with_kernel(Avx2(()), nodes, p, visitor);
+}
+
+/// Runs the packet loop with AVX2 when the CPU has it; false, having done nothing,
+/// otherwise (the caller then runs the scalar loop).
+#[inline(always)]
+pub(crate) fn packet8<L: SimdNode, V: PacketVisitor>(
+    nodes: &[L],
+    p: &BoxPacket,
+    visitor: &mut V,
+) -> bool {
+    match CpuPath::best() {
+        Some(cpu) if cpu.avx2() => {
+            // SAFETY: a `CpuPath` with `avx2` set is made only when the CPU has AVX2 and
+            // FMA (`avx2_available`).
+            unsafe { packet8_avx2(nodes, p, visitor) };
+            true
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::avx2_ranks;
@@ -357,5 +530,100 @@ mod tests {
                 assert_eq!(got[i], want[i], "slot {i}: {dist:?} {mask:#b}");
             }
         }
+    }
+
+    /// The AVX2 packet kernels (the bundle's node test and its members' leaf test) give
+    /// the scalar ones' answers bit for bit, on plain and compact nodes.
+    #[test]
+    fn avx2_packet_kernels_match_the_scalar_ones() {
+        use super::{Avx2, BoxPacket, CompactNode8, PacketKernel, WideNode, PACKET_RAYS};
+        use crate::wide::packet::ScalarPacket;
+        use crate::wide::{Bvh8, CompactBvh8};
+        use crate::{BoxRay, BuildConfig, Bvh};
+        use raypick_primitives::{Aabb, Point3, Ray, Vector3};
+        if !avx2_available() {
+            return;
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let boxes: Vec<Aabb> = (0..3000)
+            .map(|_| {
+                let c = Point3::new(next() * 8.0, next() * 8.0, next() * 8.0);
+                let h = Vector3::new(next().abs(), next().abs(), next().abs()) * 0.3;
+                Aabb::new(c - h, c + h)
+            })
+            .collect();
+        let wide = Bvh8::from_bvh(&Bvh::build(&boxes, &BuildConfig::default()).unwrap());
+        let compact = CompactBvh8::from_wide(&wide).unwrap();
+        let avx2 = Avx2(());
+        let (mut entered, mut members) = (0usize, 0usize);
+        for round in 0..400 {
+            let n = 1 + round % PACKET_RAYS;
+            let o = Point3::new(next() * 12.0, next() * 12.0, next() * 12.0);
+            let d = Vector3::new(next(), next(), next());
+            let rays: Vec<BoxRay> = (0..n)
+                .map(|_| {
+                    let dj = Vector3::new(next(), next(), next()) * 0.02;
+                    let oj = Vector3::new(next(), next(), next()) * 0.1;
+                    BoxRay::new(&Ray::new(o + oj, d + dj))
+                })
+                .collect();
+            let iv: Vec<(f32, f32)> = (0..n)
+                .map(|j| match j % 3 {
+                    0 => (0.0, f32::INFINITY),
+                    1 => (next().abs(), 4.0 + next() * 3.0),
+                    _ => (-1.0, 2.0),
+                })
+                .collect();
+            let Some(p) = BoxPacket::new(rays.iter().zip(&iv).map(|(r, &(a, b))| (r, a, b))) else {
+                continue;
+            };
+            let mut bound = [0.0f32; PACKET_RAYS];
+            for (j, b) in bound.iter_mut().enumerate() {
+                *b = if j % 2 == 0 {
+                    f32::INFINITY
+                } else {
+                    1.0 + next().abs() * 20.0
+                };
+            }
+            let (t0, t1) = (next().min(0.0), 30.0 * next().abs());
+            for node in wide.nodes() {
+                let (ms, ds) = ScalarPacket.test(node, &p, t0, t1);
+                let (ma, da) = avx2.test(node, &p, t0, t1);
+                assert_eq!(ms, ma);
+                for i in (0..8).filter(|i| ms >> i & 1 != 0) {
+                    assert_eq!(ds[i].to_bits(), da[i].to_bits());
+                }
+                entered += ms.count_ones() as usize;
+                for i in 0..node.child_count() {
+                    let s = PacketKernel::<WideNode<8>>::members(ScalarPacket, node, i, &p, &bound);
+                    assert_eq!(s, avx2.members(node, i, &p, &bound));
+                    members += s.count_ones() as usize;
+                }
+            }
+            for node in compact.nodes() {
+                let (ms, ds) = ScalarPacket.test(node, &p, t0, t1);
+                let (ma, da) = avx2.test(node, &p, t0, t1);
+                assert_eq!(ms, ma);
+                for i in (0..8).filter(|i| ms >> i & 1 != 0) {
+                    assert_eq!(ds[i].to_bits(), da[i].to_bits());
+                }
+                for i in 0..node.child_count() {
+                    assert_eq!(
+                        PacketKernel::<CompactNode8>::members(ScalarPacket, node, i, &p, &bound),
+                        avx2.members(node, i, &p, &bound)
+                    );
+                }
+            }
+        }
+        assert!(
+            entered > 1000 && members > 1000,
+            "too few entries: {entered}, {members}"
+        );
     }
 }
