@@ -658,4 +658,5 @@ fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
 mod crossings;
 pub(crate) mod reach;
 pub(crate) use reach::RootReach;
+mod packet;
 mod stream;
