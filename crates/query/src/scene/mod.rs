@@ -46,6 +46,7 @@
 // `!(x > 0.0)` is how this module says "not positive, or NaN": the negation is the point.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod coherent;
 mod ids;
 mod large;
 mod large_batch;

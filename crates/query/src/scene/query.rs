@@ -189,7 +189,7 @@ impl SceneHit {
 }
 
 /// Orders hits by `t`, then instance, then triangle: the deterministic tie-break.
-fn before(a: &SceneHit, b: &SceneHit) -> bool {
+pub(super) fn before(a: &SceneHit, b: &SceneHit) -> bool {
     (a.t, a.instance, a.triangle()) < (b.t, b.instance, b.triangle())
 }
 

@@ -19,6 +19,14 @@ use crate::par;
 /// [`Members::wasteful`]), before packets are tried again.
 const SINGLES_AFTER_WASTE: usize = 8;
 
+/// The widest angle, in radians, between the first ray of a packet and another (0.1: about
+/// 6 degrees, 4 pixels of a 35-pixel-wide view at 50 degrees), and the farthest an origin
+/// may lie from the first one, as a share of the mesh's bounding diagonal: past these, the
+/// rays are not a bundle and run one at a time without trying a packet (random pixels of a
+/// view spread over tens of degrees).
+const BUNDLE_ANGLE: Real = 0.1;
+const BUNDLE_ORIGINS: Real = 0.05;
+
 /// Nodes per ray after which a packet is abandoned, its rays finishing one at a time from
 /// where they are (their best hits so far kept): a bundle spread too wide for the tree (16
 /// random pixels of a view on a mesh of a million triangles) would otherwise visit most of
@@ -148,6 +156,23 @@ impl Mesh {
         Ok(())
     }
 
+    /// True when the rays `index` of `rays` (at least one) run close enough together to be
+    /// tried as a packet: within [`BUNDLE_ANGLE`] of the first one's direction, from within
+    /// [`BUNDLE_ORIGINS`] of the mesh's diagonal of its origin.
+    fn bundled(&self, rays: &[Ray], index: &[usize]) -> bool {
+        let Some(first) = index.first().map(|&i| &rays[i]) else {
+            return false;
+        };
+        let cos_min = BUNDLE_ANGLE.cos();
+        let reach = BUNDLE_ORIGINS * self.bounds().extents().norm();
+        let u = first.dir / first.dir.norm();
+        index[1..].iter().all(|&i| {
+            let r = &rays[i];
+            // `>=` and `<=` are false on NaN: such a bundle is not tried.
+            u.dot(&r.dir) >= cos_min * r.dir.norm() && (r.origin - first.origin).norm() <= reach
+        })
+    }
+
     /// [`Mesh::closest_hit`] of every ray `i` of `rays` (at most [`PACKET`]) over
     /// `[query.t_min, t_max(i)]` into `out` (same length), traversed as one packet where
     /// they can be, else one at a time. True when the packet wasted its work
@@ -189,14 +214,17 @@ impl Mesh {
             lo.push(l);
         }
         // One ray: its own traversal is the cheaper one.
-        let packet =
-            (visitor.members.len() > 1)
-                .then(|| {
-                    BoxPacket::new(visitor.members.iter().zip(&lo).map(
-                        |(m, &l)| -> (&BoxRay, Real, Real) { (&m.k.boxes, l, m.sink.bound()) },
-                    ))
-                })
-                .flatten();
+        let packet = if visitor.members.len() > 1 && self.bundled(rays, &index) {
+            BoxPacket::new(
+                visitor
+                    .members
+                    .iter()
+                    .zip(&lo)
+                    .map(|(m, &l)| -> (&BoxRay, Real, Real) { (&m.k.boxes, l, m.sink.bound()) }),
+            )
+        } else {
+            None
+        };
         // Without a packet, every ray runs alone, as an abandoned packet's do.
         let alone = match packet {
             Some(p) => {
