@@ -1,9 +1,11 @@
-//! Coherent rays: every pixel of the `pick` camera's frame, row by row, as a render casts
-//! them, and the `pick` set (random pixels of the same camera), on one thread. Three forms,
-//! in turns each round (best of `--reps` rounds): one ray at a time on the mesh
-//! (`Mesh::closest_hit`), the batch query (`Mesh::closest_hit_batch`), and one ray at a time
-//! through a scene holding the mesh once (`Scene::closest_hit`, the render's path: what the
-//! scene adds per ray). Every answer is checked against the mesh's single-ray one.
+//! Coherent rays: every pixel of the `pick` camera's frame, row by row (`frame`) and in 4 x 4
+//! tiles (`tiles`, as the CLI's render casts them), and the `pick` set (random pixels of the
+//! same camera), on one thread. Five forms, in turns each round (best of `--reps` rounds):
+//! one ray at a time on the mesh (`Mesh::closest_hit`), the batch query
+//! (`Mesh::closest_hit_batch`), one ray at a time through a scene holding the mesh once
+//! (`Scene::closest_hit`: what the scene adds per ray), and the packet queries for coherent
+//! batches (`Mesh::closest_hit_coherent`, `Scene::closest_hit_coherent`, the render's path).
+//! Every answer is checked against the mesh's single-ray one.
 //!
 //! ```text
 //! cargo run --release -p raypick-benches --bin coherent -- [--workloads bunny,sphere_1m] [--size 960,540] [--reps 3]
@@ -67,9 +69,11 @@ fn row(mesh: &Mesh, scene: &Scene, name: &str, set: &str, rays: &[Ray], reps: us
     let mut single: Vec<Option<Hit>> = vec![None; rays.len()];
     let mut batch: Vec<Option<Hit>> = vec![None; rays.len()];
     let mut in_scene = vec![None; rays.len()];
-    // The three in turns, each round, so that a change of load hits them alike; the best
+    let mut packets: Vec<Option<Hit>> = vec![None; rays.len()];
+    let mut scene_packets = vec![None; rays.len()];
+    // The five in turns, each round, so that a change of load hits them alike; the best
     // round of each.
-    let mut best = [f64::INFINITY; 3];
+    let mut best = [f64::INFINITY; 5];
     for _ in 0..reps.max(1) {
         let t = [
             seconds(|| {
@@ -86,27 +90,61 @@ fn row(mesh: &Mesh, scene: &Scene, name: &str, set: &str, rays: &[Ray], reps: us
                     *o = scene.closest_hit(r, &sq);
                 }
             }),
+            seconds(|| {
+                mesh.closest_hit_coherent(rays, &q, &mut packets)
+                    .expect("lengths agree");
+            }),
+            seconds(|| {
+                scene
+                    .closest_hit_coherent(rays, &sq, &mut scene_packets)
+                    .expect("lengths agree");
+            }),
         ];
         for (b, t) in best.iter_mut().zip(t) {
             *b = b.min(t);
         }
     }
-    let [one, many, through] = best.map(|s| rays.len() as f64 / s.max(1e-9) / 1e6);
-    let differ = single.iter().zip(&batch).filter(|(a, b)| a != b).count()
-        + single
+    let [one, many, through, packed, scene_packed] =
+        best.map(|s| rays.len() as f64 / s.max(1e-9) / 1e6);
+    let scene_differ = |hits: &[Option<raypick_query::scene::SceneHit>]| {
+        single
             .iter()
-            .zip(&in_scene)
+            .zip(hits)
             .filter(|(a, b)| {
                 a.map(|h| (h.t, h.triangle)) != b.map(|h| (h.t, h.triangle().unwrap_or(u32::MAX)))
             })
-            .count();
+            .count()
+    };
+    let differ = single.iter().zip(&batch).filter(|(a, b)| a != b).count()
+        + single.iter().zip(&packets).filter(|(a, b)| a != b).count()
+        + scene_differ(&in_scene)
+        + scene_differ(&scene_packets);
     let hits = single.iter().flatten().count();
     println!(
-        "{name:<11} {set:<6} {:>7} rays {hits:>7} hits  Mrays/s: mesh {one:>6.3}  batch {many:>6.3} ({:.2})  scene {through:>6.3} ({:.2})  differ {differ}",
+        "{name:<11} {set:<6} {:>7} rays {hits:>7} hits  Mrays/s: mesh {one:>6.3}  batch {many:>6.3} ({:.2})  scene {through:>6.3} ({:.2})  coherent {packed:>6.3} ({:.2})  scene coherent {scene_packed:>6.3} ({:.2})  differ {differ}",
         rays.len(),
         many / one,
-        through / one
+        through / one,
+        packed / one,
+        scene_packed / through
     );
+}
+
+/// The rays of a frame `width` pixels wide, given row by row, in 4 x 4 tiles (left to right,
+/// top to bottom; each tile row by row), as the CLI's render casts them.
+fn tile_order(frame: &[Ray], width: usize) -> Vec<Ray> {
+    let height = frame.len() / width.max(1);
+    let mut out = Vec::with_capacity(frame.len());
+    for y0 in (0..height).step_by(4) {
+        for x0 in (0..width).step_by(4) {
+            for y in y0..(y0 + 4).min(height) {
+                for x in x0..(x0 + 4).min(width) {
+                    out.push(frame[y * width + x]);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn run(a: &Args) -> Result<(), String> {
@@ -130,6 +168,8 @@ fn run(a: &Args) -> Result<(), String> {
             .map(|r: BenchRay| r.ray)
             .collect();
         row(&mesh, &scene, w.name(), "frame", &frame, a.reps);
+        let tiles = tile_order(&frame, a.size.0 as usize);
+        row(&mesh, &scene, w.name(), "tiles", &tiles, a.reps);
         let pick: Vec<Ray> = RaySet::Pick
             .rays(w, &data, RAYS_PER_SET)
             .into_iter()

@@ -33,6 +33,58 @@ impl Rendered {
     }
 }
 
+/// Pixels per side of the square tiles a render casts together (see
+/// [`World::closest_hit_coherent`]): 4 x 4, one packet of rays.
+const TILE: usize = 4;
+
+/// A band of `TILE` rows of a render: its rays in tile order (4 x 4 pixel tiles, left to
+/// right), each ray's pixel within the band, and their hits. Reused from band to band.
+#[derive(Default)]
+struct Band {
+    row: Vec<Option<raypick_primitives::Ray>>,
+    rows: Vec<Vec<Option<raypick_primitives::Ray>>>,
+    rays: Vec<raypick_primitives::Ray>,
+    pixel: Vec<usize>,
+    scratch: Vec<Option<raypick_query::scene::SceneHit>>,
+    hits: Vec<Option<crate::world::WorldHit>>,
+}
+
+impl Band {
+    /// Casts the `rows` rows from `y0` of a `w`-pixel-wide image: the rows' rays are made
+    /// first (independent of each other, their divisions and square roots overlap), then
+    /// cast in tile order.
+    #[allow(clippy::too_many_arguments)]
+    fn cast(
+        &mut self,
+        world: &World,
+        camera: &Camera,
+        viewport: &raypick_query::camera::Viewport,
+        y0: u32,
+        rows: usize,
+        w: usize,
+        query: &RayQuery,
+    ) {
+        self.rows.resize_with(rows, Vec::new);
+        for (dy, row) in self.rows.iter_mut().enumerate() {
+            camera.row_rays(y0 + dy as u32, 0..w as u32, viewport, &mut self.row);
+            std::mem::swap(row, &mut self.row);
+        }
+        self.rays.clear();
+        self.pixel.clear();
+        for x0 in (0..w).step_by(TILE) {
+            for (dy, row) in self.rows.iter().enumerate() {
+                for (x, ray) in row.iter().enumerate().take((x0 + TILE).min(w)).skip(x0) {
+                    if let Some(ray) = ray {
+                        self.rays.push(*ray);
+                        self.pixel.push(dy * w + x);
+                    }
+                }
+            }
+        }
+        world.closest_hit_coherent(&self.rays, query, &mut self.scratch, &mut self.hits);
+    }
+}
+
 /// Shaded by the world normal (`rgb = (n + 1) / 2`, dimmed where the surface turns away
 /// from the eye); pixels on `highlight` (object, triangle) in yellow.
 pub fn render_shaded(
@@ -45,32 +97,34 @@ pub fn render_shaded(
     let progress = Progress::new("rendering", Some(u64::from(size.height)));
     let query = RayQuery::default();
     let start = Instant::now();
-    let mut buf = vec![0u8; size.width as usize * size.height as usize * 3];
-    let mut depth = vec![f32::INFINITY; size.width as usize * size.height as usize];
-    buf.par_chunks_mut(size.width as usize * 3)
-        .zip(depth.par_chunks_mut(size.width as usize))
+    let w = size.width as usize;
+    let mut buf = vec![0u8; w * size.height as usize * 3];
+    let mut depth = vec![f32::INFINITY; w * size.height as usize];
+    buf.par_chunks_mut(w * 3 * TILE)
+        .zip(depth.par_chunks_mut(w * TILE))
         .enumerate()
-        .for_each_init(Vec::new, |rays, (y, (row, depth))| {
-            // The row's rays first: independent of each other, their divisions and square
-            // roots overlap, where one per cast would wait on each.
-            camera.row_rays(y as u32, 0..(row.len() / 3) as u32, &viewport, rays);
-            for ((px, z), &ray) in row.chunks_exact_mut(3).zip(depth.iter_mut()).zip(&*rays) {
-                let color = ray
-                    .and_then(|ray| world.closest_hit(&ray, &query).map(|h| (ray, h)))
-                    .map_or(BACKGROUND, |(ray, h)| {
-                        *z = h.t;
-                        if highlight == Some((h.object, h.triangle)) {
-                            return HIGHLIGHT;
-                        }
+        .for_each_init(Band::default, |band, (b, (pixels, depth))| {
+            let rows = depth.len() / w.max(1);
+            band.cast(world, camera, &viewport, (b * TILE) as u32, rows, w, &query);
+            pixels
+                .chunks_exact_mut(3)
+                .for_each(|px| px.copy_from_slice(&BACKGROUND));
+            for ((&at, ray), hit) in band.pixel.iter().zip(&band.rays).zip(&band.hits) {
+                if let Some(h) = hit {
+                    depth[at] = h.t;
+                    let color = if highlight == Some((h.object, h.triangle)) {
+                        HIGHLIGHT
+                    } else {
                         let n = h.normal.into_inner();
                         let facing = n.dot(&ray.dir).abs() / ray.dir.norm().max(f32::MIN_POSITIVE);
                         let light = 0.35 + 0.65 * facing;
                         [n.x, n.y, n.z]
                             .map(|c| ((c * 0.5 + 0.5) * light * 255.0).clamp(0.0, 255.0) as u8)
-                    });
-                px.copy_from_slice(&color);
+                    };
+                    pixels[3 * at..3 * at + 3].copy_from_slice(&color);
+                }
             }
-            progress.inc(1);
+            progress.inc(rows as u64);
         });
     let elapsed = start.elapsed();
     Rendered {

@@ -213,6 +213,29 @@ impl World {
             .map(Self::to_world_hit)
     }
 
+    /// [`World::closest_hit`] for every ray of a coherent batch (a render's pixels in 4 x 4
+    /// tiles) into `out`, through [`Scene::closest_hit_coherent`]; `scratch` holds the
+    /// scene's hits between calls.
+    pub fn closest_hit_coherent(
+        &self,
+        rays: &[Ray],
+        q: &RayQuery,
+        scratch: &mut Vec<Option<SceneHit>>,
+        out: &mut Vec<Option<WorldHit>>,
+    ) {
+        scratch.clear();
+        scratch.resize(rays.len(), None);
+        out.clear();
+        // The lengths agree: the call cannot fail.
+        if self
+            .scene
+            .closest_hit_coherent(rays, &scene_query(q), scratch)
+            .is_ok()
+        {
+            out.extend(scratch.iter().map(|h| h.map(Self::to_world_hit)));
+        }
+    }
+
     /// [`World::closest_hit`] for an f64 ray, with the f64 world point.
     pub fn closest_hit_f64(&self, ray: &Ray64, q: &RayQuery) -> Option<(WorldHit, P64)> {
         self.scene
