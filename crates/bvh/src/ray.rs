@@ -90,13 +90,13 @@ impl BoxRay {
     /// compiler sees it is below 6: no bounds check.
     #[inline(always)]
     pub(crate) fn near_row(&self, a: usize) -> usize {
-        3 * (self.neg[a] & 1) + a % 3
+        near_row(&self.neg, a)
     }
 
     /// The row of axis `a`'s far plane.
     #[inline(always)]
     pub(crate) fn far_row(&self, a: usize) -> usize {
-        3 * ((self.neg[a] ^ 1) & 1) + a % 3
+        far_row(&self.neg, a)
     }
 
     /// Entry distance into the box `[min, max]` within `[t_min, t_max]`, or `None`: the
@@ -136,4 +136,18 @@ impl BoxRay {
             None
         }
     }
+}
+
+/// The row of a wide node's bounds (`min_x, min_y, min_z, max_x, max_y, max_z`) holding axis
+/// `a`'s near plane for directions of signs `neg` (1: negative, the near plane is then
+/// `max`). Written so the compiler sees it is below 6: no bounds check.
+#[inline(always)]
+pub(crate) fn near_row(neg: &[usize; 3], a: usize) -> usize {
+    3 * (neg[a] & 1) + a % 3
+}
+
+/// The row of axis `a`'s far plane (see [`near_row`]).
+#[inline(always)]
+pub(crate) fn far_row(neg: &[usize; 3], a: usize) -> usize {
+    3 * ((neg[a] ^ 1) & 1) + a % 3
 }

@@ -136,13 +136,13 @@ impl BoxPacket {
     /// The row of a wide node's bounds holding axis `a`'s near plane (as [`BoxRay`]).
     #[inline(always)]
     pub(crate) fn near_row(&self, a: usize) -> usize {
-        3 * (self.neg[a] & 1) + a % 3
+        crate::ray::near_row(&self.neg, a)
     }
 
     /// The row of axis `a`'s far plane.
     #[inline(always)]
     pub(crate) fn far_row(&self, a: usize) -> usize {
-        3 * ((self.neg[a] ^ 1) & 1) + a % 3
+        crate::ray::far_row(&self.neg, a)
     }
 
     #[inline(always)]

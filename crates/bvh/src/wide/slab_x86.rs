@@ -198,16 +198,7 @@ fn avx2_packet8_compact(
     t_min: f32,
     t_max: f32,
 ) -> (u32, [f32; 8]) {
-    let plane = |row: &[u8; 8], a: usize| {
-        let q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set1_epi64x(i64::from_le_bytes(
-            *row,
-        ))));
-        _mm256_fmadd_ps(
-            q,
-            _mm256_set1_ps(node.step[a]),
-            _mm256_set1_ps(node.origin[a]),
-        )
-    };
+    let plane = |row: &[u8; 8], a: usize| avx2_plane8(node, row, a);
     let (m, dist) = packet_axes!(p, t_min, t_max, |a| (
         plane(&node.q[p.near_row(a)], a),
         plane(&node.q[p.far_row(a)], a)
@@ -328,6 +319,22 @@ fn avx2_test8<const PAD_NEG: bool>(
     (m, dist)
 }
 
+/// The 8 planes of row `row` (of axis `a`) of a compact node, dequantized in one FMA:
+/// `origin + q * step` rounded once (the product is exact, so this is the scalar
+/// multiply-then-add bit for bit).
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn avx2_plane8(node: &CompactNode8, row: &[u8; 8], a: usize) -> __m256 {
+    let q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set1_epi64x(i64::from_le_bytes(
+        *row,
+    ))));
+    _mm256_fmadd_ps(
+        q,
+        _mm256_set1_ps(node.step[a]),
+        _mm256_set1_ps(node.origin[a]),
+    )
+}
+
 /// Eight slots of a compact node with AVX2 and FMA: each plane is dequantized in one FMA,
 /// `origin + q * step` rounded once (the product is exact, so this is the scalar
 /// multiply-then-add bit for bit), then tested as [`avx2_test8`] does.
@@ -339,16 +346,7 @@ fn avx2_test8_compact<const PAD_NEG: bool>(
     t_min: f32,
     t_max: f32,
 ) -> (u32, [f32; 8]) {
-    let plane = |row: &[u8; 8], a: usize| {
-        let q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set1_epi64x(i64::from_le_bytes(
-            *row,
-        ))));
-        _mm256_fmadd_ps(
-            q,
-            _mm256_set1_ps(node.step[a]),
-            _mm256_set1_ps(node.origin[a]),
-        )
-    };
+    let plane = |row: &[u8; 8], a: usize| avx2_plane8(node, row, a);
     let (near, far) = slab_axes!(
         r,
         t_min,
