@@ -12,64 +12,15 @@
 //! still disagrees when run on its own. `RAYPICK_LONG=1` renders larger frames.
 
 mod mesh_util;
-
-use std::collections::HashMap;
+mod tile_util;
 
 use mesh_util::*;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Vector3};
 use raypick_query::mesh::NodeLayout;
-use raypick_query::{Hit, Mesh, MeshError, RayQuery};
-
-/// Rays per packet (`raypick_bvh::wide::PACKET_RAYS`).
-const TILE: usize = 16;
-/// Rays per parallel chunk of a batch (`par::CHUNK`).
-const CHUNK: usize = 256;
+use raypick_query::{Hit, Mesh, RayQuery};
+use tile_util::*;
 
 // ---- answers and their comparison ----
-
-/// A value no query returns: a slot the call leaves unwritten fails the comparison.
-fn sentinel() -> Option<Hit> {
-    Some(Hit {
-        t: -12345.0,
-        triangle: u32::MAX - 7,
-        u: 0.25,
-        v: 0.5,
-        point: Point3::new(1.0, 2.0, 3.0),
-        normal: Vector3::x_axis(),
-        front_face: true,
-    })
-}
-
-/// The coherent answers of `rays`, into slots that held [`sentinel`].
-fn coherent(mesh: &Mesh, rays: &[Ray], q: &RayQuery) -> Vec<Option<Hit>> {
-    let mut out = vec![sentinel(); rays.len()];
-    mesh.closest_hit_coherent(rays, q, &mut out).unwrap();
-    out
-}
-
-/// True when some coherent answer of `rays` differs from the single-ray one.
-fn differs(mesh: &Mesh, rays: &[Ray], q: &RayQuery) -> bool {
-    let out = coherent(mesh, rays, q);
-    rays.iter()
-        .zip(&out)
-        .any(|(r, got)| *got != mesh.closest_hit(r, q))
-}
-
-/// The smallest subset of `rays` (greedily, one ray removed at a time, order kept) whose
-/// coherent answers still differ from the single-ray ones.
-fn shrink(mesh: &Mesh, mut rays: Vec<Ray>, q: &RayQuery) -> Vec<Ray> {
-    let mut i = 0;
-    while i < rays.len() {
-        let mut fewer = rays.clone();
-        fewer.remove(i);
-        if !fewer.is_empty() && differs(mesh, &fewer, q) {
-            rays = fewer;
-        } else {
-            i += 1;
-        }
-    }
-    rays
-}
 
 /// The failure message for ray `i`: the ray, both answers, and the smallest failing case.
 fn report(
@@ -81,24 +32,14 @@ fn report(
     got: &Option<Hit>,
     want: &Option<Hit>,
 ) -> String {
-    let start = i / TILE * TILE;
-    let tile = &rays[start..(start + TILE).min(rays.len())];
+    let tile = tile_of(rays, i);
     let alone = if differs(mesh, tile, q) {
         format!(
             "its tile alone disagrees; smallest failing subset: {:?}",
-            shrink(mesh, tile.to_vec(), q)
+            shrink_rays(mesh, tile.to_vec(), q)
         )
     } else {
-        let chunk = i / CHUNK * CHUNK;
-        let chunk = &rays[chunk..(chunk + CHUNK).min(rays.len())];
-        format!(
-            "its tile alone agrees (the packets before it matter); its chunk of 256 alone {}",
-            if differs(mesh, chunk, q) {
-                "disagrees"
-            } else {
-                "agrees"
-            }
-        )
+        chunk_alone(mesh, rays, q, i)
     };
     format!(
         "{what} ({:?} layout, {} triangles) {q:?}: ray {i} of {} (packet {}, lane {}) {:?}\n  \
@@ -115,17 +56,10 @@ fn report(
 /// Checks that every coherent answer equals the single-ray one; returns them and the number
 /// of hits.
 fn check(mesh: &Mesh, what: &str, rays: &[Ray], q: &RayQuery) -> (Vec<Option<Hit>>, usize) {
-    let out = coherent(mesh, rays, q);
-    let mut hits = 0;
-    for (i, (ray, got)) in rays.iter().zip(&out).enumerate() {
-        let want = mesh.closest_hit(ray, q);
-        assert!(
-            *got == want,
-            "{}",
-            report(mesh, what, rays, q, i, got, &want)
-        );
-        hits += usize::from(want.is_some());
-    }
+    let out = check_with(mesh, rays, q, |i, got, want| {
+        report(mesh, what, rays, q, i, got, want)
+    });
+    let hits = out.iter().filter(|h| h.is_some()).count();
     (out, hits)
 }
 
@@ -141,140 +75,11 @@ fn layouts(tm: &TestMesh) -> [Mesh; 2] {
     [plain, compact]
 }
 
-// ---- cameras ----
-
-/// A pinhole camera: pixel `(sx, sy)` of the image plane at distance 1 looks along
-/// `view + right * sx + up * sy` (not normalized, as a renderer would leave it).
-#[derive(Clone, Copy, Debug)]
-struct Camera {
-    eye: Point3<f32>,
-    view: Vector3<f32>,
-    right: Vector3<f32>,
-    up: Vector3<f32>,
-}
-
-impl Camera {
-    fn look_at(eye: Point3<f32>, target: Point3<f32>) -> Self {
-        let view = (target - eye).normalize();
-        let helper = if view.z.abs() < 0.9 {
-            Vector3::z()
-        } else {
-            Vector3::x()
-        };
-        let right = view.cross(&helper).normalize();
-        let up = right.cross(&view);
-        Self {
-            eye,
-            view,
-            right,
-            up,
-        }
-    }
-
-    /// Looking along `sign` times axis `axis`, the image axes exactly the other two unit
-    /// axes: the pixels of the centre column and row have an exact zero direction component.
-    fn along_axis(eye: Point3<f32>, axis: usize, sign: f32) -> Self {
-        let e = |a: usize| {
-            let mut v = Vector3::zeros();
-            v[a % 3] = 1.0;
-            v
-        };
-        Self {
-            eye,
-            view: e(axis) * sign,
-            right: e(axis + 1),
-            up: e(axis + 2),
-        }
-    }
-
-    fn ray(&self, sx: f32, sy: f32) -> Ray {
-        Ray::new(self.eye, self.view + self.right * sx + self.up * sy)
-    }
-
-    /// A `w x h` frame in 4 x 4 tiles (16 consecutive rays per tile, as a renderer hands
-    /// them over), pixel `(px, py)` at `((px - centre.0) * pitch, (py - centre.1) * pitch)`.
-    fn tiles(&self, w: usize, h: usize, centre: (f32, f32), pitch: f32) -> Vec<Ray> {
-        assert!(w.is_multiple_of(4) && h.is_multiple_of(4));
-        let mut rays = Vec::with_capacity(w * h);
-        for ty in (0..h).step_by(4) {
-            for tx in (0..w).step_by(4) {
-                for j in 0..4 {
-                    for i in 0..4 {
-                        let sx = ((tx + i) as f32 - centre.0) * pitch;
-                        let sy = ((ty + j) as f32 - centre.1) * pitch;
-                        rays.push(self.ray(sx, sy));
-                    }
-                }
-            }
-        }
-        rays
-    }
-
-    /// [`Camera::tiles`] of an orthographic camera: parallel rays along `view` whose
-    /// origins spread over the image plane through the eye, `pitch` apart.
-    fn orthographic_tiles(&self, w: usize, h: usize, centre: (f32, f32), pitch: f32) -> Vec<Ray> {
-        self.tiles(w, h, centre, pitch)
-            .into_iter()
-            .map(|r| {
-                let off = r.dir - self.view;
-                Ray::new(self.eye + off, self.view)
-            })
-            .collect()
-    }
-
-    /// [`Camera::tiles`] of a thin lens: each ray starts at a random point of the aperture
-    /// (a square of half-side `aperture` around the eye, in the image plane) and passes
-    /// through its pixel's point at distance `focus`, as depth of field makes them.
-    fn lens_tiles(
-        &self,
-        (w, h): (usize, usize),
-        centre: (f32, f32),
-        pitch: f32,
-        (aperture, focus): (f32, f32),
-        rng: &mut Rng,
-    ) -> Vec<Ray> {
-        self.tiles(w, h, centre, pitch)
-            .into_iter()
-            .map(|r| {
-                let target = self.eye + r.dir * focus;
-                let o = self.eye
-                    + self.right * rng.range(-aperture, aperture)
-                    + self.up * rng.range(-aperture, aperture);
-                Ray::new(o, target - o)
-            })
-            .collect()
-    }
-
-    /// `n` rays through random pixels of the frame `tiles(w, h, centre, pitch)` covers.
-    fn random_pixels(
-        &self,
-        n: usize,
-        (w, h): (usize, usize),
-        centre: (f32, f32),
-        pitch: f32,
-        rng: &mut Rng,
-    ) -> Vec<Ray> {
-        (0..n)
-            .map(|_| {
-                let sx = (rng.range(0.0, w as f32) - centre.0) * pitch;
-                let sy = (rng.range(0.0, h as f32) - centre.1) * pitch;
-                self.ray(sx, sy)
-            })
-            .collect()
-    }
-}
+// ---- frames and meshes ----
 
 /// The frame side of the camera tests: 64 pixels (256 with `RAYPICK_LONG=1`).
 fn side() -> usize {
     scale(64, 256)
-}
-
-/// A named frame of tiles.
-struct View {
-    name: String,
-    rays: Vec<Ray>,
-    /// True when the frame is aimed at the mesh from outside its box: it must see some of it.
-    sees_mesh: bool,
 }
 
 /// Frames around the box `b`: oblique and diagonal views (the diagonal ones have every
@@ -284,125 +89,27 @@ struct View {
 /// over the packet), the oblique view with very short and very long directions, a
 /// close-up, a view from inside, a grazing view and one looking away from the mesh.
 fn views(b: &Aabb) -> Vec<View> {
-    let n = side();
-    let c = b.center();
-    let r = b.half_extents().norm();
-    let mid = n as f32 / 2.0;
-    // The frame spans 1.2 r at the mesh's centre from `dist`.
-    let pitch = |dist: f32| 2.4 * r / dist / n as f32;
-    let mut out = Vec::new();
-    let mut add = |name: String, rays: Vec<Ray>, sees_mesh: bool| {
-        out.push(View {
-            name,
-            rays,
-            sees_mesh,
-        })
-    };
-    for (name, dir, dist) in [
-        ("oblique", Vector3::new(0.3, -0.5, 0.8), 3.0),
-        ("diagonal", Vector3::new(1.0, 1.0, 1.0), 2.5),
-        ("diagonal below", Vector3::new(-0.6, 0.7, -1.0), 2.5),
-    ] {
-        let eye = c + dir.normalize() * (dist * r);
-        let cam = Camera::look_at(eye, c);
-        add(
-            name.into(),
-            cam.tiles(n, n, (mid, mid), pitch(dist * r)),
-            true,
-        );
-    }
-    for axis in 0..3 {
-        for sign in [1.0f32, -1.0] {
-            let mut view = Vector3::zeros();
-            view[axis] = sign;
-            let eye = c - view * (3.0 * r);
-            let cam = Camera::along_axis(eye, axis, sign);
-            // Positive: the tiles of pixels 28..31 hold the zero column (pixel 30) and
-            // straddle it; negative: tiles straddle the planes without exact zeros.
-            let centre = if sign > 0.0 {
-                (mid - 2.0, mid - 2.0)
-            } else {
-                (mid - 1.5, mid - 0.5)
-            };
-            add(
-                format!("axis {axis} sign {sign}"),
-                cam.tiles(n, n, centre, pitch(3.0 * r)),
-                true,
-            );
-        }
-    }
-    // Parallel rays from spread origins (the packets' origin intervals).
-    for (name, dir) in [
-        ("orthographic", Vector3::new(0.4, 0.3, 0.85)),
-        ("orthographic diagonal", Vector3::new(-1.0, 1.0, 1.0)),
-    ] {
-        let cam = Camera::look_at(c + dir.normalize() * (3.0 * r), c);
-        add(
-            name.into(),
-            cam.orthographic_tiles(n, n, (mid, mid), 2.4 * r / n as f32),
-            true,
-        );
-    }
+    let mut v = Views::new(b, side());
+    v.around();
+    v.orthographic("orthographic", Vector3::new(0.4, 0.3, 0.85));
+    v.orthographic("orthographic diagonal", Vector3::new(-1.0, 1.0, 1.0));
     // Depth of field: origins over an aperture, small and large.
+    let (c, r, n, mid) = (v.c, v.r, v.n, v.mid);
     let mut rng = Rng::new(4321);
     for aperture in [0.05, 0.5] {
         let cam = Camera::look_at(c + Vector3::new(0.3, -0.5, 0.8).normalize() * (3.0 * r), c);
-        add(
-            format!("lens {aperture}"),
-            cam.lens_tiles(
-                (n, n),
-                (mid, mid),
-                pitch(3.0 * r),
-                (aperture * r, 3.0 * r),
-                &mut rng,
-            ),
-            true,
+        let rays = cam.lens_tiles(
+            n,
+            (mid, mid),
+            v.pitch(3.0 * r),
+            (aperture * r, 3.0 * r),
+            &mut rng,
         );
+        v.add(format!("lens {aperture}"), rays, true);
     }
-    // The oblique frame with directions of other lengths (the same rays, t scaled).
-    let cam = Camera::look_at(c + Vector3::new(0.3, -0.5, 0.8).normalize() * (3.0 * r), c);
-    for len in [1e-4f32, 3e4] {
-        let rays = cam.tiles(n, n, (mid, mid), pitch(3.0 * r));
-        add(
-            format!("directions x{len}"),
-            rays.iter()
-                .map(|ray| Ray::new(ray.origin, ray.dir * len))
-                .collect(),
-            true,
-        );
-    }
-    // Close to the surface, pixels 1e-4 apart: neighbouring rays hit the same triangles.
-    let eye = c + Vector3::new(0.2, 0.9, 0.4).normalize() * (1.3 * r);
-    add(
-        "close-up".into(),
-        Camera::look_at(eye, c).tiles(n, n, (mid, mid), 1e-4),
-        false,
-    );
-    // From inside the box, a wide view (about 110 degrees).
-    let eye = c + Vector3::new(0.05, -0.03, 0.02) * r;
-    let target = c + Vector3::new(1.0, 0.2, -0.3) * r;
-    add(
-        "inside".into(),
-        Camera::look_at(eye, target).tiles(n, n, (mid, mid), 2.8 / n as f32),
-        false,
-    );
-    // Grazing: from the side, at the height of the centre, over the mesh's horizon.
-    let eye = c + Vector3::new(-1.5 * r, -0.2 * r, 0.0);
-    let target = c + Vector3::new(r, 0.1 * r, -0.05 * r);
-    add(
-        "grazing".into(),
-        Camera::look_at(eye, target).tiles(n, n, (mid, mid), 0.3 / n as f32),
-        false,
-    );
-    // Looking away: the mesh is behind every ray.
-    let eye = c + Vector3::new(0.4, 0.5, -0.7).normalize() * (2.0 * r);
-    let away = eye + (eye - c);
-    add(
-        "away".into(),
-        Camera::look_at(eye, away).tiles(n, n, (mid, mid), pitch(2.0 * r)),
-        false,
-    );
-    out
+    v.scaled_directions([1e-4, 3e4]);
+    v.close_inside_grazing_away();
+    v.out
 }
 
 /// `tm` scaled by `s` about 0, then moved by `offset`.
@@ -450,7 +157,7 @@ fn coherent_camera_tiles() {
             for v in &views {
                 let what = format!("{} {}", tm.name, v.name);
                 let (_, h) = check(&mesh, &what, &v.rays, &q);
-                assert!(!v.sees_mesh || h > 0, "{what}: no hit");
+                assert!(!v.sees || h > 0, "{what}: no hit");
                 total += v.rays.len();
                 hits += h;
             }
@@ -478,24 +185,8 @@ fn coherent_scattered_rays() {
         // Random origins and directions, each group of 16 in one octant: they run as
         // packets, spread wide (which then waste their work: the next groups run one ray
         // at a time).
-        for _ in 0..n / TILE {
-            let s = Vector3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            )
-            .map(f32::signum);
-            let spread = rng.range(0.01, 2.0) * r;
-            let o = b.center() + rng.unit() * (2.0 * r * rng.f32());
-            for _ in 0..TILE {
-                let d = rng.unit().abs().component_mul(&s) + s * 0.05;
-                rays.push(Ray::new(o + rng.unit() * spread, d * rng.range(0.5, 2.0)));
-            }
-        }
-        rays.extend((0..n / 2 + 3).map(|_| {
-            let o = b.center() + rng.unit() * (2.0 * r * rng.f32());
-            Ray::new(o, rng.unit() * rng.range(0.01, 10.0))
-        }));
+        rays.extend(octant_groups(&mut rng, b.center(), r, n / TILE, 2.0));
+        rays.extend(wild_rays(&mut rng, b.center(), r, n / 2 + 3));
         assert!(!rays.len().is_multiple_of(TILE));
         for mesh in layouts(&tm) {
             for q in [
@@ -538,24 +229,8 @@ fn coherent_query_variants() {
         let b = tm.bounds();
         let c = b.center();
         let r = b.half_extents().norm();
-        let n = side();
-        let mid = n as f32 / 2.0;
         let d = 3.0 * r;
-        let outside = Camera::look_at(c + Vector3::new(0.5, -0.4, 0.75).normalize() * d, c);
-        let inside = Camera::look_at(c + Vector3::new(0.1, 0.05, -0.02), c + Vector3::x());
-        let away_eye = c + Vector3::new(-0.3, 0.8, 0.4).normalize() * d;
-        let away = Camera::look_at(away_eye, away_eye + (away_eye - c));
-        let cams = [
-            (
-                "outside",
-                outside.tiles(n, n, (mid, mid), 2.4 * r / d / n as f32),
-            ),
-            (
-                "inside",
-                inside.tiles(n, n, (mid - 1.0, mid), 2.5 / n as f32),
-            ),
-            ("away", away.tiles(n, n, (mid, mid), 2.4 * r / d / n as f32)),
-        ];
+        let cams = outside_inside_away(c, r, d, Vector3::new(0.1, 0.05, -0.02), side());
         // (query, true when it must find nothing)
         let queries = [
             (RayQuery::default(), false),
@@ -610,36 +285,6 @@ fn coherent_query_variants() {
     }
 }
 
-/// Rays that can hit nothing: NaN or infinite parts, zero directions.
-fn invalid_rays(o: Point3<f32>) -> Vec<Ray> {
-    let (nan, inf) = (f32::NAN, f32::INFINITY);
-    let d = Vector3::new(-0.3, -0.2, -1.0);
-    vec![
-        Ray::new(Point3::new(nan, o.y, o.z), d),
-        Ray::new(o, Vector3::new(0.1, nan, -1.0)),
-        Ray::new(o, Vector3::new(0.0, inf, -1.0)),
-        Ray::new(o, Vector3::new(-inf, -0.2, -1.0)),
-        Ray::new(Point3::new(o.x, -inf, o.z), d),
-        Ray::new(o, Vector3::zeros()),
-        Ray::new(o, Vector3::new(-0.0, -0.0, -0.0)),
-        Ray::new(Point3::new(nan, nan, nan), Vector3::new(nan, nan, nan)),
-        Ray::new(Point3::new(inf, inf, inf), Vector3::new(inf, inf, inf)),
-    ]
-}
-
-/// Valid rays at the edge of what the packets take: a component that is exactly zero or
-/// negative zero, subnormal, or so far below the largest that it counts as zero.
-fn edge_rays(o: Point3<f32>) -> Vec<Ray> {
-    vec![
-        Ray::new(o, Vector3::new(-0.0, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(0.0, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(-1e-40, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(-0.3, -1e-39, -1.0)),
-        Ray::new(o, Vector3::new(-1e-30, -1e-31, -1e30)),
-        Ray::new(o, Vector3::new(-0.3, -0.2, -f32::MIN_POSITIVE)),
-    ]
-}
-
 /// Invalid rays inside tiles answer `None`, and the other rays of their tiles answer as
 /// they would without them.
 #[test]
@@ -653,135 +298,39 @@ fn coherent_invalid_rays_in_tiles() {
         // Every direction in one octant: every clean tile runs as a packet.
         let eye = c + Vector3::new(0.6, 0.5, 1.0).normalize() * (2.5 * r);
         let pitch = 1.6 * r / (2.5 * r) / n as f32;
-        let clean = Camera::look_at(eye, c).tiles(n, n, (mid, mid), pitch);
-        let bad = invalid_rays(eye);
-        let edge = edge_rays(eye);
-        let tiles = clean.len() / TILE;
+        let clean = Camera::look_at(eye, c).tiles(n, (mid, mid), pitch);
         // The tiles whose every ray hits the mesh (default query): the invalid rays go there.
         let probe = tm.mesh();
-        let full: Vec<usize> = (0..tiles)
-            .filter(|&t| {
-                clean[t * TILE..(t + 1) * TILE]
-                    .iter()
-                    .all(|ray| probe.closest_hit(ray, &RayQuery::default()).is_some())
-            })
-            .collect();
+        let full = full_tiles(&clean, |ray| {
+            probe.closest_hit(ray, &RayQuery::default()).is_some()
+        });
         assert!(full.len() >= 22, "{}: {} full tiles", tm.name, full.len());
-        let mut rays = clean.clone();
-        let mut spoiled = vec![false; rays.len()];
-        // One invalid ray per tile, in every lane in turn.
-        for (lane, &t) in full[..16].iter().enumerate() {
-            rays[t * TILE + lane] = bad[lane % bad.len()];
-            spoiled[t * TILE + lane] = true;
-        }
-        // Half a tile invalid, a whole tile, all but one ray (which then runs on its own),
-        // all but two, all but three.
-        let keeps: [&[usize]; 6] = [
-            &[8, 9, 10, 11, 12, 13, 14, 15],
-            &[],
-            &[5],
-            &[3, 12],
-            &[0, 15],
-            &[1, 6, 11],
-        ];
-        for (k, keep) in keeps.iter().enumerate() {
-            let t = full[16 + k];
-            for lane in (0..TILE).filter(|l| !keep.contains(l)) {
-                rays[t * TILE + lane] = bad[(k + lane) % bad.len()];
-                spoiled[t * TILE + lane] = true;
-            }
-        }
-        let lone = full[18] * TILE + 5;
-        // Edge rays (valid) in some lanes of other tiles.
-        for (k, &e) in edge.iter().enumerate() {
-            rays[(tiles - 1 - k) * TILE + 5 * k % TILE] = e;
-        }
+        let spoiled = Spoiled::new(&clean, &full, eye);
         for mesh in layouts(&tm) {
             for q in [
                 RayQuery::default(),
                 RayQuery::new(-1.0, 3.0 * r).with_cull(Cull::Back),
             ] {
-                let (out, _) = check(&mesh, &tm.name, &rays, &q);
+                let (out, _) = check(&mesh, &tm.name, &spoiled.rays, &q);
                 let (want, hits) = check(&mesh, &tm.name, &clean, &q);
                 assert!(hits > clean.len() / 8, "{} {q:?}: {hits} hits", tm.name);
-                for (i, ray) in rays.iter().enumerate() {
-                    if spoiled[i] {
-                        assert_eq!(out[i], None, "{}: invalid ray {i} {ray:?}", tm.name);
-                    } else if *ray == clean[i] {
-                        assert_eq!(out[i], want[i], "{}: ray {i} beside invalid ones", tm.name);
-                    }
-                }
+                spoiled.check_answers(&tm.name, &clean, &out, &want);
                 if q == RayQuery::default() {
                     // The rays beside the invalid ones hit, the lone one included.
-                    for &t in &full[..22] {
-                        for i in t * TILE..(t + 1) * TILE {
-                            assert!(spoiled[i] || out[i].is_some(), "{}: ray {i}", tm.name);
-                        }
-                    }
-                    assert!(out[lone].is_some(), "{}: the lone valid ray", tm.name);
+                    spoiled.check_valid_hit(&tm.name, &full, &out);
                 }
                 // The helpers' own spoiled rays, every 7th.
                 let mut spoilt = clean.clone();
                 spoil_rays(&mut spoilt, 7, eye);
                 let (out, _) = check(&mesh, &tm.name, &spoilt, &q);
-                for (i, ray) in spoilt.iter().enumerate() {
-                    let expect = if i % 7 == 0 { None } else { want[i] };
-                    assert_eq!(out[i], expect, "{}: ray {i} {ray:?}", tm.name);
-                }
+                check_every_7th_spoiled(&tm.name, &spoilt, &out, &want);
             }
         }
         // Tiles made of invalid and edge rays only.
-        let odd: Vec<Ray> = (0..4 * TILE)
-            .map(|k| {
-                if k % 3 == 0 {
-                    edge[k % edge.len()]
-                } else {
-                    bad[k % bad.len()]
-                }
-            })
-            .collect();
+        let odd = odd_tiles(eye);
         for mesh in layouts(&tm) {
             check(&mesh, &tm.name, &odd, &RayQuery::default());
         }
-    }
-}
-
-/// Face normals, and the faces around each vertex and each edge, of a closed mesh.
-struct Topology {
-    normals: Vec<Vector3<f64>>,
-    vertex_faces: Vec<Vec<usize>>,
-    edge_faces: HashMap<(u32, u32), Vec<usize>>,
-}
-
-impl Topology {
-    fn new(m: &TestMesh) -> Self {
-        let v3 = |p: Point3<f32>| Vector3::new(f64::from(p.x), f64::from(p.y), f64::from(p.z));
-        let mut vertex_faces = vec![Vec::new(); m.positions.len()];
-        let mut edge_faces: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-        let mut normals = Vec::new();
-        for (f, t) in m.triangles.iter().enumerate() {
-            let [a, b, c] = m.tri(f).map(v3);
-            normals.push((b - a).cross(&(c - a)).normalize());
-            for k in 0..3 {
-                vertex_faces[t[k] as usize].push(f);
-                let (i, j) = (t[k], t[(k + 1) % 3]);
-                edge_faces.entry((i.min(j), i.max(j))).or_default().push(f);
-            }
-        }
-        for (e, f) in &edge_faces {
-            assert_eq!(f.len(), 2, "{}: edge {e:?} not manifold", m.name);
-        }
-        Self {
-            normals,
-            vertex_faces,
-            edge_faces,
-        }
-    }
-
-    /// True when direction `d` strictly enters every face of `faces`.
-    fn enters(&self, d: Vector3<f32>, faces: &[usize]) -> bool {
-        let d = Vector3::new(f64::from(d.x), f64::from(d.y), f64::from(d.z)).normalize();
-        faces.iter().all(|&f| self.normals[f].dot(&d) < -0.02)
     }
 }
 
@@ -917,37 +466,21 @@ fn coherent_large_batch_switches_modes() {
         let n = scale(64, 256);
         let mid = n as f32 / 2.0;
         let pitch = 1.6 * r / (2.5 * r) / n as f32;
-        let frame = cam.tiles(n, n, (mid, mid), pitch);
-        let mut tiles = frame.chunks(TILE).cycle();
+        let frame = cam.tiles(n, (mid, mid), pitch);
         let mut scattered = |k: usize| -> Vec<Ray> {
             if k % 5 == 4 {
                 // Directions of every sign: these run one ray at a time.
                 random_rays(&b, TILE, rng.next_u64())
             } else {
-                cam.random_pixels(TILE, (n, n), (mid, mid), pitch, &mut rng)
+                cam.random_pixels(TILE, n, (mid, mid), pitch, &mut rng)
             }
         };
-        let mut rays: Vec<Ray> = Vec::new();
-        let chunks = scale(20, 200);
+        // The scattered packets, numbered by `k` in turn.
         let mut k = 0;
-        for chunk in 0..chunks {
-            // Which packets of the chunk are scattered.
-            let pattern: &[usize] = match chunk % 5 {
-                0 => &[],
-                1 => &[2, 3],
-                2 => &[15],
-                3 => &[0, 9],
-                _ => &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
-            };
-            for p in 0..CHUNK / TILE {
-                if pattern.contains(&p) {
-                    rays.extend(scattered(k));
-                    k += 1;
-                } else {
-                    rays.extend_from_slice(tiles.next().unwrap());
-                }
-            }
-        }
+        let (mut rays, mut tiles) = interrupted_tiles(&frame, scale(20, 200), |_| {
+            k += 1;
+            scattered(k - 1)
+        });
         // A last chunk whose length is not a multiple of 16, scattered then coherent.
         rays.extend(scattered(k));
         rays.extend(tiles.next().unwrap());
@@ -970,12 +503,7 @@ fn coherent_large_batch_switches_modes() {
                     rays.len()
                 );
                 // The batch's answers do not depend on how it is cut into calls.
-                let mut cut = vec![sentinel(); rays.len()];
-                let at = 3 * CHUNK + 7;
-                mesh.closest_hit_coherent(&rays[..at], &q, &mut cut[..at])
-                    .unwrap();
-                mesh.closest_hit_coherent(&rays[at..], &q, &mut cut[at..])
-                    .unwrap();
+                let cut = cut_in_two(&mesh, &rays, &q);
                 assert!(whole == cut, "{} {q:?}: cut batch", tm.name);
             }
         }
@@ -1002,7 +530,7 @@ fn coherent_ties_and_tiny_meshes() {
                 c + Vector3::new(0.5, -0.75, -1.5) * r,
             ] {
                 let cam = Camera::look_at(eye, c);
-                rays.extend(cam.tiles(n, n, (mid, mid), 2.0 * r / (eye - c).norm() / n as f32));
+                rays.extend(cam.tiles(n, (mid, mid), 2.0 * r / (eye - c).norm() / n as f32));
             }
             for q in [
                 RayQuery::default(),
@@ -1108,38 +636,14 @@ fn coherent_ties_and_tiny_meshes() {
     }
 }
 
-/// `out` of another length than `rays`: an error, and `out` untouched.
+/// `out` of another length than `rays`: an error, and `out` untouched; equal lengths, empty
+/// included, succeed.
 #[test]
 fn coherent_length_mismatch() {
     let tm = icosphere(2);
-    let b = tm.bounds();
-    let rays = camera_rays(&b, 100, 5);
+    let rays = camera_rays(&tm.bounds(), 100, 5);
     for mesh in layouts(&tm) {
-        for (inputs, outputs) in [(100, 99), (100, 101), (100, 0), (0, 3), (17, 16), (16, 17)] {
-            let mut out: Vec<Option<Hit>> = (0..outputs)
-                .map(|i| if i % 2 == 0 { sentinel() } else { None })
-                .collect();
-            let before = out.clone();
-            assert_eq!(
-                mesh.closest_hit_coherent(&rays[..inputs], &RayQuery::default(), &mut out),
-                Err(MeshError::BatchLengthMismatch { inputs, outputs })
-            );
-            assert!(
-                out == before,
-                "{inputs} rays, {outputs} slots: out was written"
-            );
-        }
-        // Equal lengths, empty included, succeed.
-        assert_eq!(
-            mesh.closest_hit_coherent(&[], &RayQuery::default(), &mut []),
-            Ok(())
-        );
-        let mut out = vec![sentinel(); 100];
-        assert_eq!(
-            mesh.closest_hit_coherent(&rays, &RayQuery::default(), &mut out),
-            Ok(())
-        );
-        assert!(out.iter().all(|h| *h != sentinel()));
+        check_length_mismatch::<RayQuery, _>(&mesh, &rays);
     }
 }
 

@@ -7,7 +7,7 @@
 
 mod mesh_util;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use mesh_util::*;
 use raypick_primitives::{Point3, Ray, Vector3};
@@ -35,15 +35,9 @@ struct Shooter<'a> {
     convex: bool,
     /// For a non-convex mesh: true when a point lies outside the solid.
     outside: Option<fn(&Point3<f32>) -> bool>,
-    face_normals: Vec<Vector3<f64>>,
-    vertex_faces: Vec<Vec<usize>>,
-    edge_faces: HashMap<(u32, u32), Vec<usize>>,
+    topo: Topology,
     fig: Figures,
     all: Vec<Hit>,
-}
-
-fn v3(p: &Point3<f32>) -> Vector3<f64> {
-    Vector3::new(f64::from(p.x), f64::from(p.y), f64::from(p.z))
 }
 
 /// Prints a failing ray, at most 20 per mesh.
@@ -58,21 +52,7 @@ macro_rules! note {
 
 impl<'a> Shooter<'a> {
     fn new(m: &'a TestMesh, convex: bool, outside: Option<fn(&Point3<f32>) -> bool>) -> Self {
-        let mut vertex_faces = vec![Vec::new(); m.positions.len()];
-        let mut edge_faces: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-        let mut face_normals = Vec::new();
-        for (f, t) in m.triangles.iter().enumerate() {
-            let [a, b, c] = m.tri(f).map(|p| v3(&p));
-            face_normals.push((b - a).cross(&(c - a)).normalize());
-            for k in 0..3 {
-                vertex_faces[t[k] as usize].push(f);
-                let (i, j) = (t[k], t[(k + 1) % 3]);
-                edge_faces.entry((i.min(j), i.max(j))).or_default().push(f);
-            }
-        }
-        for (e, f) in &edge_faces {
-            assert_eq!(f.len(), 2, "{}: edge {e:?} not manifold", m.name);
-        }
+        let topo = Topology::new(m);
         Self {
             m,
             mesh: m.mesh(),
@@ -83,18 +63,10 @@ impl<'a> Shooter<'a> {
             },
             convex,
             outside,
-            face_normals,
-            vertex_faces,
-            edge_faces,
+            topo,
             fig: Figures::default(),
             all: Vec::new(),
         }
-    }
-
-    /// Strictly entering the surface at a point whose incident faces are `faces`.
-    fn enters(&self, d: &Vector3<f64>, faces: &[usize]) -> bool {
-        let d = d.normalize();
-        faces.iter().all(|&f| self.face_normals[f].dot(&d) < -0.02)
     }
 
     /// Shoots `ray`, aimed at a surface point at parameter `t_target`.
@@ -165,7 +137,7 @@ impl<'a> Shooter<'a> {
     fn aim(&mut self, x: Point3<f32>, faces: &[usize], rng: &mut Rng, jittered: usize) {
         let n: Vector3<f64> = faces
             .iter()
-            .map(|&f| self.face_normals[f])
+            .map(|&f| self.topo.normals[f])
             .sum::<Vector3<f64>>()
             .normalize();
         let mut shot = 0;
@@ -180,8 +152,7 @@ impl<'a> Shooter<'a> {
                 x.z - (-off.z) as f32,
             );
             let d = x - o;
-            let d64 = Vector3::new(f64::from(d.x), f64::from(d.y), f64::from(d.z));
-            if d.norm() == 0.0 || !self.enters(&d64, faces) {
+            if d.norm() == 0.0 || !self.topo.enters(d, faces) {
                 continue;
             }
             shot += 1;
@@ -196,8 +167,7 @@ impl<'a> Shooter<'a> {
                     d[axis] = 4.0 * sign;
                     d[(axis + 1) % 3] = a;
                     d[(axis + 2) % 3] = b;
-                    let d64 = Vector3::new(f64::from(d.x), f64::from(d.y), f64::from(d.z));
-                    if !self.enters(&d64, faces) {
+                    if !self.topo.enters(d, faces) {
                         continue;
                     }
                     let o = x - d * 0.5;
@@ -217,12 +187,12 @@ impl<'a> Shooter<'a> {
         let mut rng = Rng::new(seed);
         let m = self.m;
         for v in 0..m.positions.len() {
-            let faces = self.vertex_faces[v].clone();
+            let faces = self.topo.vertex_faces[v].clone();
             self.aim(m.positions[v], &faces, &mut rng, 2);
         }
-        let edges: BTreeSet<(u32, u32)> = self.edge_faces.keys().copied().collect();
+        let edges: BTreeSet<(u32, u32)> = self.topo.edge_faces.keys().copied().collect();
         for &(i, j) in &edges {
-            let faces = self.edge_faces[&(i, j)].clone();
+            let faces = self.topo.edge_faces[&(i, j)].clone();
             let (p, q) = (m.positions[i as usize], m.positions[j as usize]);
             let mid = Point3::from((p.coords + q.coords) * 0.5);
             self.aim(mid, &faces, &mut rng, 1);
@@ -230,7 +200,7 @@ impl<'a> Shooter<'a> {
         let edges: Vec<(u32, u32)> = edges.into_iter().collect();
         for _ in 0..edge_points {
             let (i, j) = edges[rng.below(edges.len())];
-            let faces = self.edge_faces[&(i, j)].clone();
+            let faces = self.topo.edge_faces[&(i, j)].clone();
             let (p, q) = (m.positions[i as usize], m.positions[j as usize]);
             // Not within 1% of an end: there the ray, aimed with the edge's faces only, may
             // pass a silhouette vertex and miss by rounding without any crack (the vertex

@@ -18,22 +18,16 @@
 //! the objects' meshes and transforms. `RAYPICK_LONG=1` renders larger frames.
 
 mod mesh_util;
+mod tile_util;
 
 use std::collections::BTreeSet;
 use std::f32::consts::FRAC_PI_2;
 
 use mesh_util::*;
 use nalgebra::{Rotation3, Translation3, UnitQuaternion};
-use parry3d::shape::FeatureId;
 use raypick_primitives::{Aabb, Cull, Isometry3, Matrix4, Point3, Ray, Vector3};
-use raypick_query::scene::{
-    HitGeometry, InstanceId, MeshId, Scene, SceneError, SceneHit, SceneQuery, SharedShape,
-};
-
-/// Rays per tile (`raypick_bvh::wide::PACKET_RAYS`).
-const TILE: usize = 16;
-/// Rays per parallel chunk of a batch (`par::CHUNK`).
-const CHUNK: usize = 256;
+use raypick_query::scene::{InstanceId, MeshId, Scene, SceneHit, SceneQuery, SharedShape};
+use tile_util::*;
 
 // ---- scenes, described for the failure messages ----
 
@@ -328,56 +322,6 @@ fn stack_scene() -> World {
 
 // ---- answers and their comparison ----
 
-/// A value no query returns: a slot the call leaves unwritten fails the comparison.
-fn sentinel() -> Option<SceneHit> {
-    let mut s = Scene::new();
-    let id = s
-        .add_shape(SharedShape::ball(1.0), &Isometry3::identity())
-        .unwrap();
-    Some(SceneHit {
-        instance: id,
-        geometry: HitGeometry::Shape {
-            feature: FeatureId::Face(u32::MAX - 7),
-        },
-        t: -12345.0,
-        point: Point3::new(1.0, 2.0, 3.0),
-        normal: Vector3::x_axis(),
-        front_face: true,
-        user_data: 0xDEAD_BEEF,
-    })
-}
-
-/// The coherent answers of `rays`, into slots that held [`sentinel`].
-fn coherent(scene: &Scene, rays: &[Ray], q: &SceneQuery<'_>) -> Vec<Option<SceneHit>> {
-    let mut out = vec![sentinel(); rays.len()];
-    scene.closest_hit_coherent(rays, q, &mut out).unwrap();
-    out
-}
-
-/// True when some coherent answer of `rays` differs from the single-ray one.
-fn differs(scene: &Scene, rays: &[Ray], q: &SceneQuery<'_>) -> bool {
-    let out = coherent(scene, rays, q);
-    rays.iter()
-        .zip(&out)
-        .any(|(r, got)| *got != scene.closest_hit(r, q))
-}
-
-/// The smallest subset of `rays` (greedily, one ray removed at a time, order kept) whose
-/// coherent answers still differ from the single-ray ones.
-fn shrink_rays(scene: &Scene, mut rays: Vec<Ray>, q: &SceneQuery<'_>) -> Vec<Ray> {
-    let mut i = 0;
-    while i < rays.len() {
-        let mut fewer = rays.clone();
-        fewer.remove(i);
-        if !fewer.is_empty() && differs(scene, &fewer, q) {
-            rays = fewer;
-        } else {
-            i += 1;
-        }
-    }
-    rays
-}
-
 /// The smallest part of `scene` (greedily, one object removed at a time, updated as the
 /// scene was) on which `rays` still disagree.
 fn shrink_scene(scene: &Scene, rays: &[Ray], q: &SceneQuery<'_>) -> Scene {
@@ -409,8 +353,7 @@ fn report(
     got: &Option<SceneHit>,
     want: &Option<SceneHit>,
 ) -> String {
-    let start = i / TILE * TILE;
-    let tile = &rays[start..(start + TILE).min(rays.len())];
+    let tile = tile_of(rays, i);
     let smallest = if differs(scene, tile, q) {
         let few = shrink_rays(scene, tile.to_vec(), q);
         let part = shrink_scene(scene, &few, q);
@@ -430,16 +373,7 @@ fn report(
             w.describe(&part)
         )
     } else {
-        let chunk = i / CHUNK * CHUNK;
-        let chunk = &rays[chunk..(chunk + CHUNK).min(rays.len())];
-        format!(
-            "its tile alone agrees (the tiles before it matter); its chunk of 256 alone {}",
-            if differs(scene, chunk, q) {
-                "disagrees"
-            } else {
-                "agrees"
-            }
-        )
+        chunk_alone(scene, rays, q, i)
     };
     format!(
         "{} {what} {q:?}: ray {i} of {} (tile {}, lane {}) {:?}\n  coherent {got:?}\n  \
@@ -466,21 +400,11 @@ struct Checked {
 /// Checks that every coherent answer of `rays` on `scene` (`w`'s scene, or an edited copy
 /// of it) equals the single-ray one.
 fn check_on(w: &World, scene: &Scene, what: &str, rays: &[Ray], q: &SceneQuery<'_>) -> Checked {
-    let out = coherent(scene, rays, q);
-    let mut hits = 0;
-    let mut objects = BTreeSet::new();
-    for (i, (ray, got)) in rays.iter().zip(&out).enumerate() {
-        let want = scene.closest_hit(ray, q);
-        assert!(
-            *got == want,
-            "{}",
-            report(w, scene, what, rays, q, i, got, &want)
-        );
-        if let Some(h) = want {
-            hits += 1;
-            objects.insert(h.instance);
-        }
-    }
+    let out = check_with(scene, rays, q, |i, got, want| {
+        report(w, scene, what, rays, q, i, got, want)
+    });
+    let hits = out.iter().filter(|h| h.is_some()).count();
+    let objects: BTreeSet<InstanceId> = out.iter().flatten().map(|h| h.instance).collect();
     let mixed_tiles = out
         .chunks(TILE)
         .filter(|t| {
@@ -500,114 +424,11 @@ fn check(w: &World, what: &str, rays: &[Ray], q: &SceneQuery<'_>) -> Checked {
     check_on(w, &w.scene, what, rays, q)
 }
 
-// ---- cameras ----
-
-/// A pinhole camera: pixel `(sx, sy)` of the image plane at distance 1 looks along
-/// `view + right * sx + up * sy` (not normalized, as a renderer would leave it).
-#[derive(Clone, Copy, Debug)]
-struct Camera {
-    eye: Point3<f32>,
-    view: Vector3<f32>,
-    right: Vector3<f32>,
-    up: Vector3<f32>,
-}
-
-impl Camera {
-    fn look_at(eye: Point3<f32>, target: Point3<f32>) -> Self {
-        let view = (target - eye).normalize();
-        let helper = if view.z.abs() < 0.9 {
-            Vector3::z()
-        } else {
-            Vector3::x()
-        };
-        let right = view.cross(&helper).normalize();
-        let up = right.cross(&view);
-        Self {
-            eye,
-            view,
-            right,
-            up,
-        }
-    }
-
-    /// Looking along `sign` times axis `axis`, the image axes exactly the other two unit
-    /// axes: the pixels of the centre column and row have an exact zero direction component.
-    fn along_axis(eye: Point3<f32>, axis: usize, sign: f32) -> Self {
-        let e = |a: usize| {
-            let mut v = Vector3::zeros();
-            v[a % 3] = 1.0;
-            v
-        };
-        Self {
-            eye,
-            view: e(axis) * sign,
-            right: e(axis + 1),
-            up: e(axis + 2),
-        }
-    }
-
-    fn ray(&self, sx: f32, sy: f32) -> Ray {
-        Ray::new(self.eye, self.view + self.right * sx + self.up * sy)
-    }
-
-    /// An `n x n` frame in 4 x 4 tiles (16 consecutive rays per tile, as a renderer hands
-    /// them over), pixel `(px, py)` at `((px - centre.0) * pitch, (py - centre.1) * pitch)`.
-    fn tiles(&self, n: usize, centre: (f32, f32), pitch: f32) -> Vec<Ray> {
-        assert!(n.is_multiple_of(4));
-        let mut rays = Vec::with_capacity(n * n);
-        for ty in (0..n).step_by(4) {
-            for tx in (0..n).step_by(4) {
-                for j in 0..4 {
-                    for i in 0..4 {
-                        let sx = ((tx + i) as f32 - centre.0) * pitch;
-                        let sy = ((ty + j) as f32 - centre.1) * pitch;
-                        rays.push(self.ray(sx, sy));
-                    }
-                }
-            }
-        }
-        rays
-    }
-
-    /// [`Camera::tiles`] of an orthographic camera: parallel rays along `view` whose
-    /// origins spread over the image plane through the eye, `pitch` apart.
-    fn orthographic_tiles(&self, n: usize, centre: (f32, f32), pitch: f32) -> Vec<Ray> {
-        self.tiles(n, centre, pitch)
-            .into_iter()
-            .map(|r| Ray::new(self.eye + (r.dir - self.view), self.view))
-            .collect()
-    }
-
-    /// `count` rays through random pixels of the frame `tiles(n, centre, pitch)` covers.
-    fn random_pixels(
-        &self,
-        count: usize,
-        n: usize,
-        centre: (f32, f32),
-        pitch: f32,
-        rng: &mut Rng,
-    ) -> Vec<Ray> {
-        (0..count)
-            .map(|_| {
-                let sx = (rng.range(0.0, n as f32) - centre.0) * pitch;
-                let sy = (rng.range(0.0, n as f32) - centre.1) * pitch;
-                self.ray(sx, sy)
-            })
-            .collect()
-    }
-}
+// ---- frames and scattered rays ----
 
 /// The frame side of the camera tests: 48 pixels (192 with `RAYPICK_LONG=1`).
 fn side() -> usize {
     scale(48, 192)
-}
-
-/// A named frame of tiles.
-struct View {
-    name: String,
-    rays: Vec<Ray>,
-    /// True when the frame is aimed at the box from outside: it must see something.
-    sees: bool,
 }
 
 /// `n x n` frames around the box `b`: oblique and diagonal views (every direction in one
@@ -618,100 +439,19 @@ struct View {
 /// close-up, a view from inside, a grazing view, one looking away, and the oblique view
 /// with very short and very long directions.
 fn views(b: &Aabb, n: usize) -> Vec<View> {
-    let c = b.center();
-    let r = b.half_extents().norm();
-    let mid = n as f32 / 2.0;
-    // The frame spans 1.2 r at the box's centre from `dist`.
-    let pitch = |dist: f32| 2.4 * r / dist / n as f32;
-    let mut out = Vec::new();
-    let mut add = |name: String, rays: Vec<Ray>, sees: bool| out.push(View { name, rays, sees });
-    for (name, dir, dist) in [
-        ("oblique", Vector3::new(0.3, -0.5, 0.8), 3.0),
-        ("diagonal", Vector3::new(1.0, 1.0, 1.0), 2.5),
-        ("diagonal below", Vector3::new(-0.6, 0.7, -1.0), 2.5),
-    ] {
-        let cam = Camera::look_at(c + dir.normalize() * (dist * r), c);
-        add(name.into(), cam.tiles(n, (mid, mid), pitch(dist * r)), true);
-    }
-    for axis in 0..3 {
-        for sign in [1.0f32, -1.0] {
-            let mut view = Vector3::zeros();
-            view[axis] = sign;
-            let cam = Camera::along_axis(c - view * (3.0 * r), axis, sign);
-            // Positive: tiles holding the zero column and row; negative: tiles straddling
-            // the planes without exact zeros.
-            let centre = if sign > 0.0 {
-                (mid - 2.0, mid - 2.0)
-            } else {
-                (mid - 1.5, mid - 0.5)
-            };
-            add(
-                format!("axis {axis} sign {sign}"),
-                cam.tiles(n, centre, pitch(3.0 * r)),
-                true,
-            );
-        }
-    }
-    let cam = Camera::look_at(c + Vector3::new(0.4, 0.3, 0.85).normalize() * (3.0 * r), c);
-    add(
-        "orthographic".into(),
-        cam.orthographic_tiles(n, (mid, mid), 2.4 * r / n as f32),
-        true,
-    );
+    let mut v = Views::new(b, n);
+    v.around();
+    v.orthographic("orthographic", Vector3::new(0.4, 0.3, 0.85));
+    let (c, r, mid) = (v.c, v.r, v.mid);
     let cam = Camera::along_axis(c + Vector3::new(0.0, 0.0, 3.0 * r), 2, -1.0);
-    add(
-        "orthographic along -z".into(),
-        cam.orthographic_tiles(n, (mid - 0.5, mid - 0.5), 2.4 * r / n as f32),
-        true,
-    );
+    let rays = cam.orthographic_tiles(n, (mid - 0.5, mid - 0.5), 2.4 * r / n as f32);
+    v.add("orthographic along -z", rays, true);
     let cam = Camera::look_at(c + Vector3::new(-0.7, -0.4, 0.5).normalize() * (3.0 * r), c);
-    add(
-        "wide".into(),
-        cam.tiles(n, (mid, mid), 3.0 * pitch(3.0 * r)),
-        true,
-    );
-    // Close to the surface, pixels 1e-4 apart: neighbouring rays hit the same triangles.
-    let eye = c + Vector3::new(0.2, 0.9, 0.4).normalize() * (1.3 * r);
-    add(
-        "close-up".into(),
-        Camera::look_at(eye, c).tiles(n, (mid, mid), 1e-4),
-        false,
-    );
-    // From inside the box, a wide view (about 110 degrees).
-    let eye = c + Vector3::new(0.05, -0.03, 0.02) * r;
-    let target = c + Vector3::new(1.0, 0.2, -0.3) * r;
-    add(
-        "inside".into(),
-        Camera::look_at(eye, target).tiles(n, (mid, mid), 2.8 / n as f32),
-        false,
-    );
-    // Grazing: from the side, at the height of the centre.
-    let eye = c + Vector3::new(-1.5 * r, -0.2 * r, 0.0);
-    let target = c + Vector3::new(r, 0.1 * r, -0.05 * r);
-    add(
-        "grazing".into(),
-        Camera::look_at(eye, target).tiles(n, (mid, mid), 0.3 / n as f32),
-        false,
-    );
-    // Looking away: everything is behind every ray.
-    let eye = c + Vector3::new(0.4, 0.5, -0.7).normalize() * (2.0 * r);
-    add(
-        "away".into(),
-        Camera::look_at(eye, eye + (eye - c)).tiles(n, (mid, mid), pitch(2.0 * r)),
-        false,
-    );
-    let cam = Camera::look_at(c + Vector3::new(0.3, -0.5, 0.8).normalize() * (3.0 * r), c);
-    for len in [1e-3f32, 1e3] {
-        let rays = cam.tiles(n, (mid, mid), pitch(3.0 * r));
-        add(
-            format!("directions x{len}"),
-            rays.iter()
-                .map(|ray| Ray::new(ray.origin, ray.dir * len))
-                .collect(),
-            true,
-        );
-    }
-    out
+    let rays = cam.tiles(n, (mid, mid), 3.0 * v.pitch(3.0 * r));
+    v.add("wide", rays, true);
+    v.close_inside_grazing_away();
+    v.scaled_directions([1e-3, 1e3]);
+    v.out
 }
 
 /// Scattered rays around the box `b`, `n` of each kind: random origins aimed into the box,
@@ -725,24 +465,8 @@ fn scattered(b: &Aabb, n: usize, seed: u64) -> Vec<Ray> {
     let mut rays = random_rays(b, n, seed + 1);
     rays.extend(camera_rays(b, n, seed + 2));
     rays.extend(inner_rays(b, n, seed + 3));
-    for _ in 0..n / TILE {
-        let s = Vector3::new(
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-            rng.range(-1.0, 1.0),
-        )
-        .map(f32::signum);
-        let spread = rng.range(0.01, 1.0) * r;
-        let o = c + rng.unit() * (2.0 * r * rng.f32());
-        for _ in 0..TILE {
-            let d = rng.unit().abs().component_mul(&s) + s * 0.05;
-            rays.push(Ray::new(o + rng.unit() * spread, d * rng.range(0.5, 2.0)));
-        }
-    }
-    rays.extend((0..n + 5).map(|_| {
-        let o = c + rng.unit() * (2.0 * r * rng.f32());
-        Ray::new(o, rng.unit() * rng.range(0.01, 10.0))
-    }));
+    rays.extend(octant_groups(&mut rng, c, r, n / TILE, 1.0));
+    rays.extend(wild_rays(&mut rng, c, r, n + 5));
     if rays.len().is_multiple_of(TILE) {
         rays.pop();
     }
@@ -1013,36 +737,6 @@ fn scene_coherent_ties_across_instances() {
     assert!(ties > 1000, "{ties} ties");
 }
 
-/// Rays that can hit nothing: NaN or infinite parts, zero directions.
-fn invalid_rays(o: Point3<f32>) -> Vec<Ray> {
-    let (nan, inf) = (f32::NAN, f32::INFINITY);
-    let d = Vector3::new(-0.3, -0.2, -1.0);
-    vec![
-        Ray::new(Point3::new(nan, o.y, o.z), d),
-        Ray::new(o, Vector3::new(0.1, nan, -1.0)),
-        Ray::new(o, Vector3::new(0.0, inf, -1.0)),
-        Ray::new(o, Vector3::new(-inf, -0.2, -1.0)),
-        Ray::new(Point3::new(o.x, -inf, o.z), d),
-        Ray::new(o, Vector3::zeros()),
-        Ray::new(o, Vector3::new(-0.0, -0.0, -0.0)),
-        Ray::new(Point3::new(nan, nan, nan), Vector3::new(nan, nan, nan)),
-        Ray::new(Point3::new(inf, inf, inf), Vector3::new(inf, inf, inf)),
-    ]
-}
-
-/// Valid rays at the edge of what the packets take: a component that is exactly zero or
-/// negative zero, subnormal, or so far below the largest that it counts as zero.
-fn edge_rays(o: Point3<f32>) -> Vec<Ray> {
-    vec![
-        Ray::new(o, Vector3::new(-0.0, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(0.0, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(-1e-40, -0.2, -1.0)),
-        Ray::new(o, Vector3::new(-0.3, -1e-39, -1.0)),
-        Ray::new(o, Vector3::new(-1e-30, -1e-31, -1e30)),
-        Ray::new(o, Vector3::new(-0.3, -0.2, -f32::MIN_POSITIVE)),
-    ]
-}
-
 /// Masks that leave some objects out, filters, bounded, negative, empty, NaN and culled
 /// queries, and their combinations, on tiles from outside, from inside and looking away.
 #[test]
@@ -1061,23 +755,12 @@ fn scene_coherent_query_variants() {
     let n = side();
     let mid = n as f32 / 2.0;
     let d = 2.0 * r;
-    let outside = Camera::look_at(c + Vector3::new(0.5, -0.4, 0.75).normalize() * d, c);
-    let inside = Camera::look_at(c + Vector3::new(0.3, 0.05, -0.2), c + Vector3::x());
-    let away_eye = c + Vector3::new(-0.3, 0.8, 0.4).normalize() * d;
-    let away = Camera::look_at(away_eye, away_eye + (away_eye - c));
+    let mut cams = outside_inside_away(c, r, d, Vector3::new(0.3, 0.05, -0.2), n);
     let axis = Camera::along_axis(c + Vector3::new(0.0, 3.0 * r, 0.0), 1, -1.0);
-    let cams = [
-        (
-            "outside",
-            outside.tiles(n, (mid, mid), 2.4 * r / d / n as f32),
-        ),
-        ("inside", inside.tiles(n, (mid - 1.0, mid), 2.5 / n as f32)),
-        ("away", away.tiles(n, (mid, mid), 2.4 * r / d / n as f32)),
-        (
-            "axis",
-            axis.tiles(n, (mid - 2.0, mid - 2.0), 0.8 / n as f32),
-        ),
-    ];
+    cams.push((
+        "axis",
+        axis.tiles(n, (mid - 2.0, mid - 2.0), 0.8 / n as f32),
+    ));
     let even = |_: InstanceId, data: u64| data.is_multiple_of(2);
     let high = |id: InstanceId, _: u64| id.index() >= 5;
     let none = |_: InstanceId, _: u64| false;
@@ -1208,44 +891,11 @@ fn scene_coherent_invalid_rays_in_tiles() {
     // From above, every direction in one octant; the floor fills the frame.
     let eye = c + Vector3::new(0.4, 0.3, 1.0).normalize() * (1.6 * r);
     let clean = Camera::look_at(eye, c).tiles(n, (mid, mid), 0.7 / n as f32);
-    let bad = invalid_rays(eye);
-    let edge = edge_rays(eye);
-    let tiles = clean.len() / TILE;
-    let full: Vec<usize> = (0..tiles)
-        .filter(|&t| {
-            clean[t * TILE..(t + 1) * TILE]
-                .iter()
-                .all(|ray| w.scene.closest_hit(ray, &SceneQuery::default()).is_some())
-        })
-        .collect();
+    let full = full_tiles(&clean, |ray| {
+        w.scene.closest_hit(ray, &SceneQuery::default()).is_some()
+    });
     assert!(full.len() >= 22, "{} full tiles", full.len());
-    let mut rays = clean.clone();
-    let mut spoiled = vec![false; rays.len()];
-    // One invalid ray per tile, in every lane in turn.
-    for (lane, &t) in full[..16].iter().enumerate() {
-        rays[t * TILE + lane] = bad[lane % bad.len()];
-        spoiled[t * TILE + lane] = true;
-    }
-    // Half a tile invalid, a whole tile, all but one ray, all but two, all but three.
-    let keeps: [&[usize]; 6] = [
-        &[8, 9, 10, 11, 12, 13, 14, 15],
-        &[],
-        &[5],
-        &[3, 12],
-        &[0, 15],
-        &[1, 6, 11],
-    ];
-    for (k, keep) in keeps.iter().enumerate() {
-        let t = full[16 + k];
-        for lane in (0..TILE).filter(|l| !keep.contains(l)) {
-            rays[t * TILE + lane] = bad[(k + lane) % bad.len()];
-            spoiled[t * TILE + lane] = true;
-        }
-    }
-    let lone = full[18] * TILE + 5;
-    for (k, &e) in edge.iter().enumerate() {
-        rays[(tiles - 1 - k) * TILE + 5 * k % TILE] = e;
-    }
+    let spoiled = Spoiled::new(&clean, &full, eye);
     let mut stale = w.scene.clone();
     let first = stale.instances().next().unwrap();
     stale
@@ -1256,48 +906,25 @@ fn scene_coherent_invalid_rays_in_tiles() {
             SceneQuery::default(),
             SceneQuery::new(-1.0, 3.0 * r).with_cull(Cull::Back),
         ] {
-            let out = check_on(&w, scene, state, &rays, &q).out;
+            let out = check_on(&w, scene, state, &spoiled.rays, &q).out;
             let want = check_on(&w, scene, state, &clean, &q);
             assert!(
                 want.hits > clean.len() / 8,
                 "{state} {q:?}: {} hits",
                 want.hits
             );
-            for (i, ray) in rays.iter().enumerate() {
-                if spoiled[i] {
-                    assert_eq!(out[i], None, "{state}: invalid ray {i} {ray:?}");
-                } else if *ray == clean[i] {
-                    assert_eq!(out[i], want.out[i], "{state}: ray {i} beside invalid ones");
-                }
-            }
+            spoiled.check_answers(state, &clean, &out, &want.out);
             if q.cull == Cull::None {
-                for &t in &full[..22] {
-                    for i in t * TILE..(t + 1) * TILE {
-                        assert!(spoiled[i] || out[i].is_some(), "{state}: ray {i}");
-                    }
-                }
-                assert!(out[lone].is_some(), "{state}: the lone valid ray");
+                spoiled.check_valid_hit(state, &full, &out);
             }
             // The helpers' own spoiled rays, every 7th.
             let mut spoilt = clean.clone();
             spoil_rays(&mut spoilt, 7, eye);
             let out = check_on(&w, scene, state, &spoilt, &q).out;
-            for (i, ray) in spoilt.iter().enumerate() {
-                let expect = if i % 7 == 0 { None } else { want.out[i] };
-                assert_eq!(out[i], expect, "{state}: ray {i} {ray:?}");
-            }
+            check_every_7th_spoiled(state, &spoilt, &out, &want.out);
         }
         // Tiles of invalid and edge rays only.
-        let odd: Vec<Ray> = (0..4 * TILE)
-            .map(|k| {
-                if k % 3 == 0 {
-                    edge[k % edge.len()]
-                } else {
-                    bad[k % bad.len()]
-                }
-            })
-            .collect();
-        check_on(&w, scene, state, &odd, &SceneQuery::default());
+        check_on(&w, scene, state, &odd_tiles(eye), &SceneQuery::default());
     }
 }
 
@@ -1733,27 +1360,13 @@ fn scene_coherent_large_batch_switches_modes() {
         let cam = Camera::look_at(c + Vector3::new(-1.7, -1.4, 1.5).normalize() * (2.5 * r), c);
         let pitch = 1.6 / 2.5 / n as f32;
         let frame = cam.tiles(n, (mid, mid), pitch);
-        let mut tiles = frame.chunks(TILE).cycle();
-        let mut rays: Vec<Ray> = Vec::new();
-        let chunks = scale(20, 200);
-        for chunk in 0..chunks {
-            let pattern: &[usize] = match chunk % 5 {
-                0 => &[],
-                1 => &[2, 3],
-                2 => &[15],
-                3 => &[0, 9],
-                _ => &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
-            };
-            for p in 0..CHUNK / TILE {
-                if !pattern.contains(&p) {
-                    rays.extend_from_slice(tiles.next().unwrap());
-                } else if p % 4 == 3 {
-                    rays.extend(random_rays(&b, TILE, rng.next_u64()));
-                } else {
-                    rays.extend(cam.random_pixels(TILE, n, (mid, mid), pitch, &mut rng));
-                }
+        let (mut rays, _) = interrupted_tiles(&frame, scale(20, 200), |p| {
+            if p % 4 == 3 {
+                random_rays(&b, TILE, rng.next_u64())
+            } else {
+                cam.random_pixels(TILE, n, (mid, mid), pitch, &mut rng)
             }
-        }
+        });
         rays.extend(cam.random_pixels(TILE, n, (mid, mid), pitch, &mut rng));
         rays.extend(&frame[..9]);
         assert!(rays.len() > 4000 && rays.len() % TILE == 9);
@@ -1768,14 +1381,7 @@ fn scene_coherent_large_batch_switches_modes() {
                 w.name,
                 whole.hits
             );
-            let mut cut = vec![sentinel(); rays.len()];
-            let at = 3 * CHUNK + 7;
-            w.scene
-                .closest_hit_coherent(&rays[..at], &q, &mut cut[..at])
-                .unwrap();
-            w.scene
-                .closest_hit_coherent(&rays[at..], &q, &mut cut[at..])
-                .unwrap();
+            let cut = cut_in_two(&w.scene, &rays, &q);
             assert!(whole.out == cut, "{} {q:?}: cut batch", w.name);
         }
     }
@@ -1788,30 +1394,7 @@ fn scene_coherent_length_mismatch() {
     let w = mixed_scene();
     let rays = camera_rays(&w.bounds(), 100, 5);
     for scene in [&w.scene, &Scene::new()] {
-        for (inputs, outputs) in [(100, 99), (100, 101), (100, 0), (0, 3), (17, 16), (16, 17)] {
-            let mut out: Vec<Option<SceneHit>> = (0..outputs)
-                .map(|i| if i % 2 == 0 { sentinel() } else { None })
-                .collect();
-            let before = out.clone();
-            assert_eq!(
-                scene.closest_hit_coherent(&rays[..inputs], &SceneQuery::default(), &mut out),
-                Err(SceneError::BatchLengthMismatch { inputs, outputs })
-            );
-            assert!(
-                out == before,
-                "{inputs} rays, {outputs} slots: out was written"
-            );
-        }
-        assert_eq!(
-            scene.closest_hit_coherent(&[], &SceneQuery::default(), &mut []),
-            Ok(())
-        );
-        let mut out = vec![sentinel(); 100];
-        assert_eq!(
-            scene.closest_hit_coherent(&rays, &SceneQuery::default(), &mut out),
-            Ok(())
-        );
-        assert!(out.iter().all(|h| *h != sentinel()));
+        check_length_mismatch::<SceneQuery<'_>, _>(scene, &rays);
     }
 }
 

@@ -409,6 +409,46 @@ pub fn bunny() -> TestMesh {
     }
 }
 
+/// Face normals (float64), and the faces around each vertex and each edge, of a closed
+/// mesh (every edge shared by exactly two faces, or [`Topology::new`] panics).
+pub struct Topology {
+    pub normals: Vec<Vector3<f64>>,
+    pub vertex_faces: Vec<Vec<usize>>,
+    pub edge_faces: HashMap<(u32, u32), Vec<usize>>,
+}
+
+impl Topology {
+    pub fn new(m: &TestMesh) -> Self {
+        let v3 = |p: Point3<f32>| Vector3::new(f64::from(p.x), f64::from(p.y), f64::from(p.z));
+        let mut vertex_faces = vec![Vec::new(); m.positions.len()];
+        let mut edge_faces: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        let mut normals = Vec::new();
+        for (f, t) in m.triangles.iter().enumerate() {
+            let [a, b, c] = m.tri(f).map(v3);
+            normals.push((b - a).cross(&(c - a)).normalize());
+            for k in 0..3 {
+                vertex_faces[t[k] as usize].push(f);
+                let (i, j) = (t[k], t[(k + 1) % 3]);
+                edge_faces.entry((i.min(j), i.max(j))).or_default().push(f);
+            }
+        }
+        for (e, f) in &edge_faces {
+            assert_eq!(f.len(), 2, "{}: edge {e:?} not manifold", m.name);
+        }
+        Self {
+            normals,
+            vertex_faces,
+            edge_faces,
+        }
+    }
+
+    /// True when direction `d` strictly enters every face of `faces`.
+    pub fn enters(&self, d: Vector3<f32>, faces: &[usize]) -> bool {
+        let d = Vector3::new(f64::from(d.x), f64::from(d.y), f64::from(d.z)).normalize();
+        faces.iter().all(|&f| self.normals[f].dot(&d) < -0.02)
+    }
+}
+
 /// Replaces every `step`-th ray of `rays` by one that can hit nothing, in turn: a zero
 /// direction from `o`, a NaN origin, an infinite direction component.
 pub fn spoil_rays(rays: &mut [Ray], step: usize, o: Point3<f32>) {
