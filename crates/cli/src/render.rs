@@ -41,7 +41,6 @@ const TILE: usize = 4;
 /// right), each ray's pixel within the band, and their hits. Reused from band to band.
 #[derive(Default)]
 struct Band {
-    row: Vec<Option<raypick_primitives::Ray>>,
     rows: Vec<Vec<Option<raypick_primitives::Ray>>>,
     rays: Vec<raypick_primitives::Ray>,
     pixel: Vec<usize>,
@@ -66,8 +65,7 @@ impl Band {
     ) {
         self.rows.resize_with(rows, Vec::new);
         for (dy, row) in self.rows.iter_mut().enumerate() {
-            camera.row_rays(y0 + dy as u32, 0..w as u32, viewport, &mut self.row);
-            std::mem::swap(row, &mut self.row);
+            camera.row_rays(y0 + dy as u32, 0..w as u32, viewport, row);
         }
         self.rays.clear();
         self.pixel.clear();

@@ -40,3 +40,33 @@ pub(crate) fn fill_chunks<I: Sync, T: Send>(
         .zip(out.par_chunks_mut(CHUNK))
         .for_each(|(inputs, out)| answer(inputs, out));
 }
+
+/// Groups run one ray at a time after a group whose packet wasted its work, before packets
+/// are tried again.
+const SINGLES_AFTER_WASTE: usize = 8;
+
+/// The coherent batches' loop: in parallel chunks, each group of `group` consecutive rays
+/// answered by `packet(rays, out)`, which returns true when its packet wasted its work; the
+/// next [`SINGLES_AFTER_WASTE`] groups then take `single(&ray)` ray by ray. The caller has
+/// checked that the lengths agree.
+pub(crate) fn fill_groups<T: Send>(
+    rays: &[Ray],
+    out: &mut [T],
+    group: usize,
+    single: impl Fn(&Ray) -> T + Sync,
+    packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
+) {
+    fill_chunks(rays, out, |rays, out| {
+        let mut singles = 0usize;
+        for (rays, out) in rays.chunks(group).zip(out.chunks_mut(group)) {
+            if singles > 0 {
+                singles -= 1;
+                for (ray, slot) in rays.iter().zip(out) {
+                    *slot = single(ray);
+                }
+            } else if packet(rays, out) {
+                singles = SINGLES_AFTER_WASTE;
+            }
+        }
+    });
+}

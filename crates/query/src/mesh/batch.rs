@@ -13,7 +13,8 @@ use crate::par;
 /// rows.
 const STREAM_FROM_TRIANGLES: usize = 300_000;
 
-fn check(rays: usize, results: usize) -> Result<(), MeshError> {
+/// The batch queries' length check: [`MeshError::BatchLengthMismatch`] when they differ.
+pub(super) fn check(rays: usize, results: usize) -> Result<(), MeshError> {
     if rays == results {
         Ok(())
     } else {

@@ -10,10 +10,6 @@ use smallvec::SmallVec;
 use super::query::{before, check_batch};
 use super::{Geometry, Scene, SceneError, SceneHit, SceneQuery};
 
-/// Tiles answered one ray at a time after a tile whose packets wasted their work, before
-/// packets are tried again (as [`crate::Mesh::closest_hit_coherent`] does).
-const SINGLES_AFTER_WASTE: usize = 8;
-
 impl Scene {
     /// [`Scene::closest_hit`] for every ray of a coherent batch, such as the pixels of a
     /// render in 4 x 4 tiles (16 consecutive rays per tile): `out[i]` gets exactly ray `i`'s
@@ -36,19 +32,13 @@ impl Scene {
         out: &mut [Option<SceneHit>],
     ) -> Result<(), SceneError> {
         check_batch(rays.len(), out.len())?;
-        crate::par::fill_chunks(rays, out, |rays, out| {
-            let mut singles = 0usize;
-            for (rays, out) in rays.chunks(PACKET).zip(out.chunks_mut(PACKET)) {
-                if singles > 0 {
-                    singles -= 1;
-                    for (ray, slot) in rays.iter().zip(out) {
-                        *slot = self.closest_hit(ray, query);
-                    }
-                } else if self.closest_hit_tile(rays, query, out) {
-                    singles = SINGLES_AFTER_WASTE;
-                }
-            }
-        });
+        crate::par::fill_groups(
+            rays,
+            out,
+            PACKET,
+            |ray| self.closest_hit(ray, query),
+            |rays, out| self.closest_hit_tile(rays, query, out),
+        );
         Ok(())
     }
 

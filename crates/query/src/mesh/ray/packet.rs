@@ -11,13 +11,10 @@ use raypick_primitives::{Ray, Real};
 use smallvec::SmallVec;
 
 use super::{traversal, Closest, Hit, LeafSink, Leaves, RayQuery};
+use crate::mesh::batch::check;
 use crate::mesh::triangle_kernel::{LaneHits, TriangleRay};
 use crate::mesh::{with_tree, Mesh, MeshError};
 use crate::par;
-
-/// Packets run one ray at a time after a packet that wasted its work (see
-/// [`Members::wasteful`]), before packets are tried again.
-const SINGLES_AFTER_WASTE: usize = 8;
 
 /// The widest angle, in radians, between the first ray of a packet and another (0.1: about
 /// 6 degrees, 4 pixels of a 35-pixel-wide view at 50 degrees), and the farthest an origin
@@ -32,6 +29,8 @@ const BUNDLE_ORIGINS: Real = 0.05;
 /// random pixels of a view on a mesh of a million triangles) would otherwise visit most of
 /// the tree's nodes in its frustum. Tiles of a frame take 0.25-1 per ray.
 const ABANDON_AFTER: usize = 6;
+
+/// Nodes per ray past which a packet wasted its work (see [`Members::wasteful`]).
 const WASTE_NODES: usize = 3;
 
 /// The packet's leaf visitor: the members' leaf visitors, lane by lane, each run on the
@@ -43,12 +42,11 @@ struct Members<'a, S> {
 }
 
 impl<S> Members<'_, S> {
-    /// True when the packet tested more nodes than 1.5 per ray: its rays were too far
-    /// apart for the tree (random pixels of a view on a mesh of a million triangles), and
-    /// the union of their paths cost more than the paths one at a time. Measured on 4 x 4
-    /// tiles of a 960 x 540 frame: 0.25-1.0 nodes per ray, where packets gain 1.2-1.8x;
-    /// 16 neighbours among 100,000 random pixels of the same view: 0.3 per ray on the
-    /// bunny (a gain), 2.1-5.4 on the 1M meshes (0.4-0.7x).
+    /// True when the packet tested more than [`WASTE_NODES`] nodes per ray: its rays were
+    /// too far apart for the tree, and the union of their paths cost more than the paths
+    /// one at a time. Measured on 4 x 4 tiles of a 960 x 540 frame: 0.25-1.0 nodes per ray,
+    /// where packets gain 1.2-1.8x; 16 neighbours among 100,000 random pixels of the same
+    /// view: 0.3 per ray on the bunny (a gain), 2.1-5.4 on the 1M meshes (a loss).
     fn wasteful(&self) -> bool {
         self.nodes > WASTE_NODES * self.members.len()
     }
@@ -134,25 +132,14 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) -> Result<(), MeshError> {
-        if rays.len() != out.len() {
-            return Err(MeshError::BatchLengthMismatch {
-                inputs: rays.len(),
-                outputs: out.len(),
-            });
-        }
-        par::fill_chunks(rays, out, |rays, out| {
-            let mut singles = 0usize;
-            for (rays, out) in rays.chunks(PACKET).zip(out.chunks_mut(PACKET)) {
-                if singles > 0 {
-                    singles -= 1;
-                    for (ray, slot) in rays.iter().zip(out) {
-                        *slot = self.closest_hit(ray, query);
-                    }
-                } else if self.closest_hit_packet(rays, query, |_| query.t_max, out) {
-                    singles = SINGLES_AFTER_WASTE;
-                }
-            }
-        });
+        check(rays.len(), out.len())?;
+        par::fill_groups(
+            rays,
+            out,
+            PACKET,
+            |ray| self.closest_hit(ray, query),
+            |rays, out| self.closest_hit_packet(rays, query, |_| query.t_max, out),
+        );
         Ok(())
     }
 
