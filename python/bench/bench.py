@@ -84,9 +84,31 @@ def mrays(n, s):
     return f"{n / s / 1e6:.3f}"
 
 
+def image_rays(pick6, width=960, height=540):
+    """The `pick` set's camera (benches/src/rays.rs: 50 degrees vertical, 16:9, looking
+    along -(1, -1.6, 0.9) at the box centre from the `pick` rays' origin) through the centre
+    of every pixel of a `width` x `height` frame: `(height, width, 6)` float32, as open3d's
+    `create_rays_pinhole` shapes a camera's rays."""
+    back = np.array([1.0, -1.6, 0.9])
+    back /= np.linalg.norm(back)
+    forward = -back
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    tan_y = np.tan(np.radians(25.0))
+    tan_x = tan_y * 16 / 9
+    y, x = np.mgrid[0:height, 0:width]
+    sx = (2 * (x + 0.5) / width - 1) * tan_x
+    sy = (1 - 2 * (y + 0.5) / height) * tan_y
+    d = forward + sx[..., None] * right + sy[..., None] * up
+    eye = np.broadcast_to(pick6[0, :3].astype(np.float64), d.shape)
+    return np.ascontiguousarray(np.concatenate([eye, d], axis=-1), dtype=np.float32)
+
+
 def closest(workload, v, t, rays6, passes, all_threads):
-    n = len(rays6)
-    o, d = np.ascontiguousarray(rays6[:, :3]), np.ascontiguousarray(rays6[:, 3:])
+    flat = rays6.reshape(-1, 6)
+    n = len(flat)
+    o, d = np.ascontiguousarray(flat[:, :3]), np.ascontiguousarray(flat[:, 3:])
     engines = []
 
     mesh, b = timed(lambda: raypick.Mesh(v, t))
@@ -195,7 +217,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.expanduser("~/.cache/raypick-bench-data"))
     ap.add_argument("--workloads", default="bunny,soup_100k,sphere_1m,terrain_1m")
-    ap.add_argument("--sets", default="pick,random")
+    ap.add_argument("--sets", default="pick,random,image",
+                    help="ray sets: pick, random (the exchange files), image (the pick camera's "
+                         "960 x 540 frame as an (H, W, 6) array)")
     ap.add_argument("--rays", type=int, default=100_000, help="rays per set for closest hits")
     ap.add_argument("--all-rays", type=int, default=250_000, help="rays for the all-hits run on sphere_1m")
     ap.add_argument("--points", type=int, default=100_000, help="points for signed distance")
@@ -213,7 +237,10 @@ def main():
         for w in a.workloads.split(","):
             v, t = load_mesh(data / f"{w}.mesh")
             for s in a.sets.split(","):
-                rays6 = np.ascontiguousarray(load_rays(data / f"{w}_{s}.rays")[: a.rays, :6])
+                if s == "image":
+                    rays6 = image_rays(load_rays(data / f"{w}_pick.rays")[:1, :6])
+                else:
+                    rays6 = np.ascontiguousarray(load_rays(data / f"{w}_{s}.rays")[: a.rays, :6])
                 closest(f"{w}/{s}", v, t, rays6, a.passes, None)
     if "all" not in skip:
         v, t = load_mesh(data / "sphere_1m.mesh")

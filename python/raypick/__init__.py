@@ -238,8 +238,15 @@ class _Queries:
         Watertight: a ray through an edge or vertex shared by several triangles hits one of
         them; among hits at exactly the same ``t`` the lowest triangle index wins.
         ``cull`` is ``"none"``, ``"back"`` or ``"front"``. A ray with a NaN or infinite
-        component or a zero direction raises :class:`RaypickError` naming it; with
-        ``strict=False`` it is a miss instead (every query takes ``strict``).
+        component or a zero direction raises :class:`RaypickError` naming it (by its index
+        in the flattened batch); with ``strict=False`` it is a miss instead (every query
+        takes ``strict``).
+
+        Rays shaped as an image, ``(H, W, 6)`` (or origins and directions of ``(H, W, 3)``,
+        or a stack of images ``(..., H, W, 6)``), such as a camera's rays through every
+        pixel, are cast in 4 x 4 tiles of neighbouring pixels, each tile as one packet:
+        the same answers as the flattened batch, faster when the rays of a tile run side by
+        side. Give camera rays in that shape rather than flattened.
         """
         o, d, lead = _rays(origins, directions)
         r = self._native.rays("closest", o, d, self._kw(t_min, t_max, cull, threads, **kw))

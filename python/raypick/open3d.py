@@ -113,7 +113,8 @@ class RaycastingScene:
         """The first hit of each ray: ``t_hit`` float32 ``S`` (inf on a miss),
         ``geometry_ids`` and ``primitive_ids`` uint32 ``S``, ``primitive_uvs`` float32
         ``S + (2,)``, ``primitive_normals`` float32 ``S + (3,)`` (unit geometric normal),
-        for rays of shape ``S + (6,)``."""
+        for rays of shape ``S + (6,)``. Rays of an image, such as ``create_rays_pinhole``'s
+        ``(H, W, 6)``, are cast in 4 x 4 tiles as packets: keep them in that shape."""
         h = self._target.closest_hit(self._rays(rays), strict=False, threads=self._nt(nthreads))
         return {
             "t_hit": h.t,

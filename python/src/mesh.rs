@@ -42,6 +42,16 @@ impl Target<f32> for Mesh {
             .map_err(|e| e.to_string())
     }
 
+    fn closest_tiles_into(
+        &self,
+        rays: &[Ray],
+        o: &Opts,
+        out: &mut [Option<Hit>],
+    ) -> Result<(), String> {
+        self.closest_hit_coherent(rays, &ray_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
     fn rec(h: &Hit) -> Rec<f32> {
         rec(h, 0)
     }

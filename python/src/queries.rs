@@ -98,6 +98,17 @@ pub trait Target<C: Coord>: Sync {
         o: &Opts,
         out: &mut [Option<Self::Hit>],
     ) -> Result<(), String>;
+    /// [`Target::closest_into`] for rays that come as 4 x 4 tiles of an image, 16 after 16
+    /// (the tail of the batch in any order): the same answers, cast as packets where the
+    /// target has them.
+    fn closest_tiles_into(
+        &self,
+        rays: &[C::Ray],
+        o: &Opts,
+        out: &mut [Option<Self::Hit>],
+    ) -> Result<(), String> {
+        self.closest_into(rays, o, out)
+    }
     fn rec(h: &Self::Hit) -> Rec<C>;
     /// Whether each of `rays` hits anything, into `out` (of the same length).
     fn any_into(&self, rays: &[C::Ray], o: &Opts, out: &mut [bool]) -> Result<(), String>;
@@ -121,6 +132,50 @@ pub trait NearestTarget: Sync {
 /// whole batch's hits cost about a third of the time of a batch on the bunny.
 const FILL_CHUNK: usize = 1024;
 
+/// Rows of an image per band of 4 x 4 tiles.
+const TILE: usize = 4;
+
+/// The rays of a task in the order an image is cast in tiles: `order[k]` is the task's ray
+/// (row-major, rows of `width` rays, the task starting on a band of [`TILE`] rows) cast
+/// `k`-th. The whole tiles of each band come first, 16 rays each, row by row within a
+/// tile; then the rays no whole tile holds (the columns past the last multiple of 4, and a
+/// last band of fewer than 4 rows), in their order.
+fn tile_order(len: usize, width: usize, order: &mut Vec<u32>) {
+    order.clear();
+    let full_cols = width / TILE * TILE;
+    let full_bands = len / (TILE * width);
+    for band in 0..full_bands {
+        let base = band * TILE * width;
+        for col in (0..full_cols).step_by(TILE) {
+            for row in 0..TILE {
+                let at = base + row * width + col;
+                order.extend((at..at + TILE).map(|i| i as u32));
+            }
+        }
+    }
+    for band in 0..full_bands {
+        let base = band * TILE * width;
+        for row in 0..TILE {
+            let at = base + row * width;
+            order.extend((at + full_cols..at + width).map(|i| i as u32));
+        }
+    }
+    order.extend((full_bands * TILE * width..len).map(|i| i as u32));
+}
+
+/// Rays per task of a batch: [`FILL_CHUNK`] for a flat batch; whole bands of 4 x 4 tiles
+/// for an image at least 4 rays wide (as few as come to about [`FILL_CHUNK`] rays, at least
+/// one), which are then cast as tiles.
+fn task_rays(width: Option<usize>) -> (usize, bool) {
+    match width {
+        Some(w) if w >= TILE => {
+            let band = TILE * w;
+            ((FILL_CHUNK / band).max(1) * band, true)
+        }
+        _ => (FILL_CHUNK, false),
+    }
+}
+
 /// One task's share of every column.
 struct ColumnChunk<'a, C> {
     t: &'a mut [C],
@@ -134,6 +189,10 @@ struct ColumnChunk<'a, C> {
 }
 
 impl<C: Coord> ColumnChunk<'_, C> {
+    /// Writes ray `i`'s row. Inlined into the caller's loop, which then keeps the columns'
+    /// addresses in registers (a call per ray reloaded them: about a third of a batch's
+    /// own cost on the bunny).
+    #[inline(always)]
     fn set(&mut self, i: usize, r: Option<Rec<C>>) {
         self.hit[i] = r.is_some();
         let r = r.unwrap_or_else(miss);
@@ -186,9 +245,12 @@ impl<C: Coord> Columns<C> {
     }
 
     /// The closest hits of `rays` as columns, in parallel chunks, each read from numpy and
-    /// answered into buffers its thread keeps.
+    /// answered into buffers its thread keeps. Rays given as an image (see
+    /// [`RayInput::image_width`]) are cast in 4 x 4 tiles ([`Target::closest_tiles_into`]).
     fn closest<T: Target<C>>(target: &T, rays: &RayInput<'_>, o: &Opts) -> Result<Self, String> {
         let n = rays.len();
+        let (chunk, tiles) = task_rays(rays.image_width());
+        let width = rays.image_width().unwrap_or(0);
         let mut c = Self {
             t: vec![C::default(); n],
             hit: vec![false; n],
@@ -200,14 +262,14 @@ impl<C: Coord> Columns<C> {
             front_face: vec![false; n],
         };
         let chunks: Vec<ColumnChunk<'_, C>> =
-            c.t.chunks_mut(FILL_CHUNK)
-                .zip(c.hit.chunks_mut(FILL_CHUNK))
-                .zip(c.instance.chunks_mut(FILL_CHUNK))
-                .zip(c.triangle.chunks_mut(FILL_CHUNK))
-                .zip(c.uv.chunks_mut(2 * FILL_CHUNK))
-                .zip(c.point.chunks_mut(3 * FILL_CHUNK))
-                .zip(c.normal.chunks_mut(3 * FILL_CHUNK))
-                .zip(c.front_face.chunks_mut(FILL_CHUNK))
+            c.t.chunks_mut(chunk)
+                .zip(c.hit.chunks_mut(chunk))
+                .zip(c.instance.chunks_mut(chunk))
+                .zip(c.triangle.chunks_mut(chunk))
+                .zip(c.uv.chunks_mut(2 * chunk))
+                .zip(c.point.chunks_mut(3 * chunk))
+                .zip(c.normal.chunks_mut(3 * chunk))
+                .zip(c.front_face.chunks_mut(chunk))
                 .map(
                     |(((((((t, hit), instance), triangle), uv), point), normal), front_face)| {
                         ColumnChunk {
@@ -224,15 +286,27 @@ impl<C: Coord> Columns<C> {
                 )
                 .collect();
         first_error(chunks.into_par_iter().enumerate().map_init(
-            || (Vec::new(), Vec::new()),
-            |(buf, hits), (k, mut out)| {
-                let start = k * FILL_CHUNK;
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+            |(buf, hits, order, tiled), (k, mut out)| {
+                let start = k * chunk;
                 rays.fill::<C>(start..start + out.t.len(), o.strict, buf)?;
                 hits.clear();
                 hits.resize(buf.len(), None);
-                target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
-                for (i, h) in hits.iter().enumerate() {
-                    out.set(i, h.as_ref().map(T::rec));
+                if tiles {
+                    tile_order(buf.len(), width, order);
+                    tiled.clear();
+                    tiled.extend(order.iter().map(|&i| buf[i as usize]));
+                    target
+                        .closest_tiles_into(tiled, o, hits)
+                        .map_err(|e| (start, e))?;
+                    for (&i, h) in order.iter().zip(hits.iter()) {
+                        out.set(i as usize, h.as_ref().map(T::rec));
+                    }
+                } else {
+                    target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
+                    for (i, h) in hits.iter().enumerate() {
+                        out.set(i, h.as_ref().map(T::rec));
+                    }
                 }
                 Ok(())
             },

@@ -74,6 +74,16 @@ impl Target<f32> for Scene {
             .map_err(|e| e.to_string())
     }
 
+    fn closest_tiles_into(
+        &self,
+        rays: &[Ray],
+        o: &Opts,
+        out: &mut [Option<SceneHit>],
+    ) -> Result<(), String> {
+        self.closest_hit_coherent(rays, &scene_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
     fn rec(h: &SceneHit) -> Rec<f32> {
         rec(h)
     }

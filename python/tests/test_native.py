@@ -359,3 +359,80 @@ def test_float64_rays_on_a_far_scene_are_exact():
     h32 = s.closest_hit(o.astype(np.float32), d.astype(np.float32))
     assert h32.point.dtype == np.float32
     assert np.abs(h32.point[:, 0].astype(np.float64) - o[:, 0]).max() > 0.01
+
+
+def image_rays(V, height, width, dtype=np.float32):
+    """A pinhole camera's rays through every pixel of a `height` x `width` image of the mesh."""
+    lo, hi = V.min(0), V.max(0)
+    c, r = (lo + hi) / 2, np.linalg.norm(hi - lo)
+    eye = c + r * np.array([0.5, 0.4, 1.0])
+    fwd = (c - eye) / np.linalg.norm(c - eye)
+    right = np.cross(fwd, [0.0, 1.0, 0.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, fwd)
+    y, x = np.mgrid[0:height, 0:width]
+    s = 0.5 / max(height, width)
+    d = fwd + ((x - width / 2) * s)[..., None] * right + ((height / 2 - y) * s)[..., None] * up
+    return np.concatenate([np.broadcast_to(eye, d.shape), d], axis=-1).astype(dtype)
+
+
+def assert_same_hits(a, b):
+    for col in ("t", "hit", "instance", "triangle", "uv", "point", "normal", "front_face"):
+        np.testing.assert_array_equal(getattr(a, col), getattr(b, col), err_msg=col)
+
+
+@pytest.mark.parametrize("height,width", [(37, 53), (64, 48), (5, 3), (3, 200), (1, 7)])
+def test_rays_shaped_as_an_image_give_the_flat_batch_answers(height, width):
+    # Image-shaped rays are cast in 4 x 4 tiles (packets); sizes that are no multiple of 4
+    # leave rays outside every tile. Each ray's answer is the flat batch's, column by column.
+    V, F = bunny()
+    m = raypick.Mesh(V, F)
+    rays = image_rays(V, height, width)
+    flat = m.closest_hit(rays.reshape(-1, 6))
+    assert flat.hit.any() and not flat.hit.all()
+    for threads in (1, 2):
+        img = m.closest_hit(rays, threads=threads)
+        assert img.t.shape == (height, width) and img.point.shape == (height, width, 3)
+        assert_same_hits(flat, m.closest_hit(rays.reshape(-1, 6)))
+        for col in ("t", "triangle", "uv", "point", "normal", "front_face"):
+            np.testing.assert_array_equal(
+                getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col
+            )
+    # Origins and directions as two image arrays, and a stack of two images.
+    two = m.closest_hit(rays[..., :3], rays[..., 3:])
+    np.testing.assert_array_equal(two.triangle.ravel(), flat.triangle)
+    stack = m.closest_hit(np.stack([rays, rays[::-1]]))
+    np.testing.assert_array_equal(stack.triangle[0].ravel(), flat.triangle)
+    np.testing.assert_array_equal(stack.triangle[1], flat.triangle.reshape(height, width)[::-1])
+
+
+def test_image_rays_on_a_scene_give_the_flat_batch_answers():
+    V, F = bunny()
+    s = raypick.Scene()
+    mid = s.add_mesh(raypick.Mesh(V, F))
+    s.add_instance(mid)
+    T = np.eye(4)
+    T[:3, :3] = np.diag([-1.0, 1.0, 1.0])  # mirrored, beside the first
+    T[:3, 3] = [0.08, 0.0, 0.0]
+    s.add_instance(mid, T)
+    for dtype in (np.float32, np.float64):
+        rays = image_rays(V, 41, 66, dtype)
+        flat = s.closest_hit(rays.reshape(-1, 6))
+        img = s.closest_hit(rays, threads=2)
+        assert set(np.unique(flat.instance[flat.hit])) == {0, 1}
+        for col in ("t", "instance", "triangle", "uv", "point", "normal", "front_face"):
+            np.testing.assert_array_equal(
+                getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col
+            )
+
+
+def test_a_bad_ray_of_an_image_is_named_by_its_flat_index():
+    V, F = bunny()
+    m = raypick.Mesh(V, F)
+    rays = image_rays(V, 40, 50)
+    rays[29, 7, 4] = np.nan
+    rays[31, 2, 3:] = 0
+    with pytest.raises(raypick.RaypickError, match=f"ray {29 * 50 + 7}: direction"):
+        m.closest_hit(rays, threads=2)
+    h = m.closest_hit(rays, strict=False)
+    assert not h.hit[29, 7] and not h.hit[31, 2] and h.hit.any()
