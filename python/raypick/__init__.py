@@ -246,7 +246,8 @@ class _Queries:
         or a stack of images ``(..., H, W, 6)``), such as a camera's rays through every
         pixel, are cast in 4 x 4 tiles of neighbouring pixels, each tile as one packet:
         the same answers as the flattened batch, faster when the rays of a tile run side by
-        side. Give camera rays in that shape rather than flattened.
+        side. Give camera rays in that shape rather than flattened. (A :class:`Scene` given
+        float64 rays answers them on its float64 path, ray by ray.)
         """
         o, d, lead = _rays(origins, directions)
         r = self._native.rays("closest", o, d, self._kw(t_min, t_max, cull, threads, **kw))
@@ -255,7 +256,11 @@ class _Queries:
     def any_hit(self, origins: ArrayLike, directions: Optional[ArrayLike] = None, *,
                 t_min: float = 0.0, t_max: float = float("inf"), cull: str = "none",
                 threads: Optional[int] = None, **kw) -> np.ndarray:
-        """A bool per ray: whether anything is hit with ``t_min <= t <= t_max`` (occlusion)."""
+        """A bool per ray: whether anything is hit with ``t_min <= t <= t_max`` (occlusion).
+
+        Rays shaped as an image are cast in 4 x 4 tiles as packets, as :meth:`closest_hit`
+        casts them.
+        """
         o, d, lead = _rays(origins, directions)
         return self._native.rays("any", o, d, self._kw(t_min, t_max, cull, threads, **kw)).reshape(lead)
 

@@ -125,7 +125,8 @@ class RaycastingScene:
         }
 
     def test_occlusions(self, rays, tnear: float = 0.0, tfar: float = float("inf"), nthreads: int = 0) -> np.ndarray:
-        """Whether each ray hits anything with ``tnear <= t <= tfar``: bool ``S``."""
+        """Whether each ray hits anything with ``tnear <= t <= tfar``: bool ``S``. Image-shaped
+        rays are cast in 4 x 4 tiles, as in ``cast_rays``."""
         return self._target.any_hit(self._rays(rays), t_min=tnear, t_max=tfar, strict=False, threads=self._nt(nthreads))
 
     def count_intersections(self, rays, nthreads: int = 0) -> np.ndarray:

@@ -61,6 +61,11 @@ impl Target<f32> for Mesh {
             .map_err(|e| e.to_string())
     }
 
+    fn any_tiles_into(&self, rays: &[Ray], o: &Opts, out: &mut [bool]) -> Result<(), String> {
+        self.any_hit_coherent(rays, &ray_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
     fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<Hit>) {
         self.all_hits_into(ray, &ray_query(o), out);
     }

@@ -112,6 +112,11 @@ pub trait Target<C: Coord>: Sync {
     fn rec(h: &Self::Hit) -> Rec<C>;
     /// Whether each of `rays` hits anything, into `out` (of the same length).
     fn any_into(&self, rays: &[C::Ray], o: &Opts, out: &mut [bool]) -> Result<(), String>;
+    /// [`Target::any_into`] for rays that come as 4 x 4 tiles (see
+    /// [`Target::closest_tiles_into`]).
+    fn any_tiles_into(&self, rays: &[C::Ray], o: &Opts, out: &mut [bool]) -> Result<(), String> {
+        self.any_into(rays, o, out)
+    }
     /// Every crossing of `ray`, sorted, into `out` (cleared first; the caller keeps it from
     /// ray to ray, so the query allocates nothing once it has grown).
     fn all_into(&self, ray: &C::Ray, o: &Opts, out: &mut Vec<Self::Hit>);
@@ -428,12 +433,28 @@ fn any_hit<'py, C: Coord, T: Target<C>>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let hits = on_rays(py, origins, directions, args, |rays, o| {
         let mut out = vec![false; rays.len()];
-        first_error(out.par_chunks_mut(FILL_CHUNK).enumerate().map_init(
-            Vec::new,
-            |buf, (k, out)| {
-                let start = k * FILL_CHUNK;
+        let (chunk, tiles) = task_rays(rays.image_width());
+        let width = rays.image_width().unwrap_or(0);
+        first_error(out.par_chunks_mut(chunk).enumerate().map_init(
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+            |(buf, order, tiled, found), (k, out)| {
+                let start = k * chunk;
                 rays.fill::<C>(start..start + out.len(), o.strict, buf)?;
-                target.any_into(buf, o, out).map_err(|e| (start, e))
+                if !tiles {
+                    return target.any_into(buf, o, out).map_err(|e| (start, e));
+                }
+                tile_order(buf.len(), width, order);
+                tiled.clear();
+                tiled.extend(order.iter().map(|&i| buf[i as usize]));
+                found.clear();
+                found.resize(buf.len(), false);
+                target
+                    .any_tiles_into(tiled, o, found)
+                    .map_err(|e| (start, e))?;
+                for (&i, &f) in order.iter().zip(found.iter()) {
+                    out[i as usize] = f;
+                }
+                Ok(())
             },
         ))?;
         Ok(out)

@@ -93,6 +93,11 @@ impl Target<f32> for Scene {
             .map_err(|e| e.to_string())
     }
 
+    fn any_tiles_into(&self, rays: &[Ray], o: &Opts, out: &mut [bool]) -> Result<(), String> {
+        self.any_hit_coherent(rays, &scene_query(o), out)
+            .map_err(|e| e.to_string())
+    }
+
     fn all_into(&self, ray: &Ray, o: &Opts, out: &mut Vec<SceneHit>) {
         self.all_hits_into(ray, &scene_query(o), out);
     }

@@ -398,6 +398,11 @@ def test_rays_shaped_as_an_image_give_the_flat_batch_answers(height, width):
             np.testing.assert_array_equal(
                 getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col
             )
+        # Any hits, over the whole ray and over a stretch that ends inside the bunny.
+        for t_max in (np.inf, float(np.median(flat.t[flat.hit]))):
+            any_img = m.any_hit(rays, t_max=t_max, threads=threads)
+            assert any_img.shape == (height, width)
+            np.testing.assert_array_equal(any_img.ravel(), m.any_hit(rays.reshape(-1, 6), t_max=t_max))
     # Origins and directions as two image arrays, and a stack of two images.
     two = m.closest_hit(rays[..., :3], rays[..., 3:])
     np.testing.assert_array_equal(two.triangle.ravel(), flat.triangle)
@@ -420,6 +425,7 @@ def test_image_rays_on_a_scene_give_the_flat_batch_answers():
         flat = s.closest_hit(rays.reshape(-1, 6))
         img = s.closest_hit(rays, threads=2)
         assert set(np.unique(flat.instance[flat.hit])) == {0, 1}
+        np.testing.assert_array_equal(s.any_hit(rays).ravel(), flat.hit)
         for col in ("t", "instance", "triangle", "uv", "point", "normal", "front_face"):
             np.testing.assert_array_equal(
                 getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col

@@ -7,6 +7,11 @@
 //! batches (`Mesh::closest_hit_coherent`, `Scene::closest_hit_coherent`, the render's path).
 //! Every answer is checked against the mesh's single-ray one.
 //!
+//! Then any hits, one ray at a time (`Mesh::any_hit`), batched (`Mesh::any_hit_batch`) and
+//! in packets (`Mesh::any_hit_coherent`): the tiled frame (does the pixel see the mesh), and
+//! `shadow`: from each pixel's hit, in tile order, towards a point light above and beside
+//! the camera (`t` in `[1e-4, 1 - 1e-4]`, the light at `t = 1`).
+//!
 //! ```text
 //! cargo run --release -p raypick-benches --bin coherent -- [--workloads bunny,sphere_1m] [--size 960,540] [--reps 3]
 //! ```
@@ -130,6 +135,57 @@ fn row(mesh: &Mesh, scene: &Scene, name: &str, set: &str, rays: &[Ray], reps: us
     );
 }
 
+/// The any-hit row: one ray at a time, the batch, and the packets, in turns, best of
+/// `reps` rounds; every answer checked against the single-ray one.
+fn any_row(mesh: &Mesh, name: &str, set: &str, rays: &[Ray], q: &RayQuery, reps: usize) {
+    let mut single = vec![false; rays.len()];
+    let mut batch = vec![false; rays.len()];
+    let mut packets = vec![false; rays.len()];
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..reps.max(1) {
+        let t = [
+            seconds(|| {
+                for (r, o) in rays.iter().zip(single.iter_mut()) {
+                    *o = mesh.any_hit(r, q);
+                }
+            }),
+            seconds(|| {
+                mesh.any_hit_batch(rays, q, &mut batch)
+                    .expect("lengths agree");
+            }),
+            seconds(|| {
+                mesh.any_hit_coherent(rays, q, &mut packets)
+                    .expect("lengths agree");
+            }),
+        ];
+        for (b, t) in best.iter_mut().zip(t) {
+            *b = b.min(t);
+        }
+    }
+    let [one, many, packed] = best.map(|s| rays.len() as f64 / s.max(1e-9) / 1e6);
+    let differ = single.iter().zip(&batch).filter(|(a, b)| a != b).count()
+        + single.iter().zip(&packets).filter(|(a, b)| a != b).count();
+    let hits = single.iter().filter(|&&h| h).count();
+    println!(
+        "{name:<11} {set:<6} {:>7} rays {hits:>7} hits  any hit Mrays/s: mesh {one:>6.3}  batch {many:>6.3} ({:.2})  coherent {packed:>6.3} ({:.2})  differ {differ}",
+        rays.len(),
+        many / one,
+        packed / one,
+    );
+}
+
+/// Shadow rays: from the hit of each of `rays` that hits `mesh`, in their order, towards a
+/// point light above and beside the camera, at `t = 1`.
+fn shadow_rays(mesh: &Mesh, rays: &[Ray]) -> Vec<Ray> {
+    let b = mesh.bounds();
+    let light = b.center()
+        + nalgebra::Vector3::new(-0.5, -0.8, 1.0).normalize() * (2.0 * b.extents().norm());
+    rays.iter()
+        .filter_map(|r| mesh.closest_hit(r, &RayQuery::default()))
+        .map(|h| Ray::new(h.point, light - h.point))
+        .collect()
+}
+
 /// The rays of a frame `width` pixels wide, given row by row, in 4 x 4 tiles (left to right,
 /// top to bottom; each tile row by row), as the CLI's render casts them.
 fn tile_order(frame: &[Ray], width: usize) -> Vec<Ray> {
@@ -170,6 +226,17 @@ fn run(a: &Args) -> Result<(), String> {
         row(&mesh, &scene, w.name(), "frame", &frame, a.reps);
         let tiles = tile_order(&frame, a.size.0 as usize);
         row(&mesh, &scene, w.name(), "tiles", &tiles, a.reps);
+        any_row(
+            &mesh,
+            w.name(),
+            "tiles",
+            &tiles,
+            &RayQuery::default(),
+            a.reps,
+        );
+        let shadows = shadow_rays(&mesh, &tiles);
+        let lit = RayQuery::new(1e-4, 1.0 - 1e-4);
+        any_row(&mesh, w.name(), "shadow", &shadows, &lit, a.reps);
         let pick: Vec<Ray> = RaySet::Pick
             .rays(w, &data, RAYS_PER_SET)
             .into_iter()

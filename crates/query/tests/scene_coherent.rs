@@ -1,7 +1,8 @@
-//! `Scene::closest_hit_coherent` (tiles of 16 consecutive rays: the objects any ray of a
-//! tile may reach gathered through the top-level tree, each mesh instance asked for the
-//! whole tile as one packet in its own frame, each ray bounded by its best hit so far,
-//! shapes ray by ray) against `Scene::closest_hit`, ray for ray, compared with `==`:
+//! `Scene::closest_hit_coherent` and `Scene::any_hit_coherent` (tiles of 16 consecutive
+//! rays: the objects any ray of a tile may reach gathered through the top-level tree, each
+//! mesh instance asked for the whole tile as one packet in its own frame, each ray bounded
+//! by its best hit so far, shapes ray by ray) against `Scene::closest_hit` and
+//! `Scene::any_hit`, ray for ray, compared with `==`:
 //! scenes of mesh instances under identity, translations, rotations, non-uniform scales and
 //! mirrors, meshes shared by several instances, overlapping and far apart, with parry3d
 //! balls, cuboids and a half-space; 4 x 4 tiles of camera rays from oblique, diagonal and
@@ -403,6 +404,7 @@ fn check_on(w: &World, scene: &Scene, what: &str, rays: &[Ray], q: &SceneQuery<'
     let out = check_with(scene, rays, q, |i, got, want| {
         report(w, scene, what, rays, q, i, got, want)
     });
+    check_any_on(w, scene, what, rays, q);
     let hits = out.iter().filter(|h| h.is_some()).count();
     let objects: BTreeSet<InstanceId> = out.iter().flatten().map(|h| h.instance).collect();
     let mixed_tiles = out
@@ -417,6 +419,24 @@ fn check_on(w: &World, scene: &Scene, what: &str, rays: &[Ray], q: &SceneQuery<'
         hits,
         mixed_tiles,
         objects,
+    }
+}
+
+/// Checks that every answer of `Scene::any_hit_coherent` on `rays` equals the single-ray
+/// `Scene::any_hit`, and that a closest hit within the interval means an any hit.
+fn check_any_on(w: &World, scene: &Scene, what: &str, rays: &[Ray], q: &SceneQuery<'_>) {
+    let mut any = vec![false; rays.len()];
+    scene.any_hit_coherent(rays, q, &mut any).unwrap();
+    for (i, (ray, &got)) in rays.iter().zip(&any).enumerate() {
+        let want = scene.any_hit(ray, q);
+        assert!(
+            got == want,
+            "{} {what} {q:?}: any hit of ray {i} of {} {ray:?}: coherent {got}, single {want}\n  \
+             tile {:?}",
+            w.name,
+            rays.len(),
+            tile_of(rays, i)
+        );
     }
 }
 

@@ -2,8 +2,10 @@
 //! pixel row made at once (`Camera::row_rays`, exactly the rays of `Camera::ray_from_pixel`),
 //! put in 4 x 4 pixel tiles and cast as a coherent batch (`Scene::closest_hit_coherent`: each
 //! tile goes down the BVH as one packet, in parallel; exactly the single-ray answers), the
-//! distances kept per pixel. Prints the image's statistics and a small character picture of
-//! it.
+//! distances kept per pixel. Then shadows: from each pixel's surface point towards a point
+//! light, in the same tile order, one coherent occlusion batch (`Scene::any_hit_coherent`:
+//! each ray leaves its packet at its first hit). Prints the image's statistics and a small
+//! character picture of it, shadowed pixels in capitals.
 //!
 //! ```text
 //! cargo run --release --example depth_image [FILE]
@@ -43,6 +45,8 @@ pub fn run(file: Option<&str>) -> Result<(), Error> {
     // packet), then one coherent batch for them. Directions have unit length, so `t` is the
     // distance from the near plane; a miss is infinitely far.
     let mut depth = vec![Real::INFINITY; (width * height) as usize];
+    // Each pixel's surface point, in the order the tiles cast them, for the shadow rays.
+    let mut surface: Vec<(usize, Point3<Real>)> = Vec::new();
     let mut rows: Vec<Vec<Option<Ray>>> = vec![Vec::new(); 4];
     let (mut rays, mut pixels, mut hits) = (Vec::new(), Vec::new(), Vec::new());
     let query = SceneQuery::default();
@@ -69,8 +73,34 @@ pub fn run(file: Option<&str>) -> Result<(), Error> {
         for (&at, h) in pixels.iter().zip(&hits) {
             if let Some(h) = h {
                 depth[at] = h.t;
+                surface.push((at, h.point));
             }
         }
+    }
+
+    // Shadow rays from the surface points to a light above and to the left of the camera,
+    // which lies at t = 1 of each: a point is in shadow when something lies between (the
+    // interval starts just off the surface, so that the point's own triangle does not
+    // count).
+    let light = b.center() + Vector3::new(-0.6, 1.0, 0.8) * b.extents().norm();
+    let shadow_rays: Vec<Ray> = surface
+        .iter()
+        .map(|&(_, p)| Ray::new(p, light - p))
+        .collect();
+    let lit = SceneQuery {
+        t_min: 1e-4,
+        t_max: 1.0,
+        ..SceneQuery::default()
+    };
+    let mut blocked = vec![false; shadow_rays.len()];
+    scene.any_hit_coherent(&shadow_rays, &lit, &mut blocked)?;
+    let mut shadowed = vec![false; depth.len()];
+    for (&(at, _), &b) in surface.iter().zip(&blocked) {
+        shadowed[at] = b;
+    }
+    // The same answers as one shadow ray at a time.
+    for (ray, &b) in shadow_rays.iter().zip(&blocked).step_by(97) {
+        assert_eq!(scene.any_hit(ray, &lit), b);
     }
 
     let seen: Vec<Real> = depth.iter().copied().filter(|d| d.is_finite()).collect();
@@ -95,10 +125,16 @@ pub fn run(file: Option<&str>) -> Result<(), Error> {
     let here = depth[(py * width + px) as usize];
     assert_eq!(picked.unwrap_or(Real::INFINITY), here);
     println!("pixel ({px}, {py}): depth {here:.4}, the pick's t there");
+    println!(
+        "shadows: {} of {} surface pixels hidden from the light",
+        blocked.iter().filter(|&&b| b).count(),
+        blocked.len()
+    );
 
     // A 64x24 picture (its blank top and bottom rows left out): nearer is darker, misses
-    // are blank.
+    // are blank, shadowed pixels are letters.
     let shades: Vec<char> = "@%#*+=-:.".chars().collect();
+    let dark: Vec<char> = "MWXHOAVUY".chars().collect();
     let picture: Vec<String> = (0..24)
         .map(|cy| {
             (0..64)
@@ -109,7 +145,12 @@ pub fn run(file: Option<&str>) -> Result<(), Error> {
                         return ' ';
                     }
                     let f = ((d - near) / (far - near).max(Real::MIN_POSITIVE)).clamp(0.0, 1.0);
-                    shades[((f * (shades.len() - 1) as Real).round()) as usize]
+                    let k = (f * (shades.len() - 1) as Real).round() as usize;
+                    if shadowed[(y * width + x) as usize] {
+                        dark[k]
+                    } else {
+                        shades[k]
+                    }
                 })
                 .collect::<String>()
                 .trim_end()

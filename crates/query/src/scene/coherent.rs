@@ -1,5 +1,6 @@
 //! Coherent batches over a scene: tiles of rays whose objects are each answered for the
-//! whole tile at once, by the mesh's packet traversal (`Mesh::closest_hit_packet`).
+//! whole tile at once, by the mesh's packet traversals (`Mesh::closest_hit_packet`,
+//! `Mesh::any_hit_packet`).
 
 use std::ops::ControlFlow;
 
@@ -42,6 +43,101 @@ impl Scene {
         Ok(())
     }
 
+    /// [`Scene::any_hit`] for every ray of a coherent batch, into `out`: exactly the
+    /// single-ray answers, with the tiles of [`Scene::closest_hit_coherent`] (16
+    /// consecutive rays). Each tile's mesh instances are asked for the tile's rays that have
+    /// found nothing yet, as one packet in the instance's frame
+    /// ([`Mesh::any_hit_coherent`](crate::Mesh::any_hit_coherent)); shapes ray by ray. For
+    /// shadow rays from a render's pixels towards a light, and visibility tests of a frame.
+    /// In parallel over chunks of rays; allocates nothing per ray.
+    ///
+    /// # Errors
+    /// [`SceneError::BatchLengthMismatch`] (touching nothing) when the lengths differ.
+    pub fn any_hit_coherent(
+        &self,
+        rays: &[Ray],
+        query: &SceneQuery<'_>,
+        out: &mut [bool],
+    ) -> Result<(), SceneError> {
+        check_batch(rays.len(), out.len())?;
+        crate::par::fill_groups(
+            rays,
+            out,
+            PACKET,
+            |ray| self.any_hit(ray, query),
+            |rays, out| self.any_hit_tile(rays, query, out),
+        );
+        Ok(())
+    }
+
+    /// The objects some ray of `rays` (at most [`PACKET`]) could reach through its own
+    /// top-level traversal, each with the rays (bit `i`: ray `i`) that could: a ray is asked
+    /// only about those, as its single-ray query is (a ray that passes just beside an
+    /// object's box could still graze the object in its frame, where its single-ray query
+    /// never looks).
+    fn tile_objects(&self, rays: &[Ray], query: &SceneQuery<'_>) -> SmallVec<[(u32, u32); PACKET]> {
+        let mut slots: SmallVec<[(u32, u32); PACKET]> = SmallVec::new();
+        for (i, ray) in rays.iter().enumerate().filter(|(_, r)| r.is_valid()) {
+            self.visit_ray(ray, query.t_min, query.t_max, |slot, _| {
+                match slots.iter_mut().find(|(s, _)| *s == slot) {
+                    Some((_, rays)) => *rays |= 1 << i,
+                    None => slots.push((slot, 1 << i)),
+                }
+                ControlFlow::Continue(())
+            });
+        }
+        slots
+    }
+
+    /// [`Scene::any_hit`] of each ray of a tile (at most [`PACKET`] rays) into `out`; true
+    /// when a mesh's packet wasted its work.
+    fn any_hit_tile(&self, rays: &[Ray], query: &SceneQuery<'_>, out: &mut [bool]) -> bool {
+        out.fill(false);
+        if !(query.t_min <= query.t_max) {
+            return false;
+        }
+        let mut open = u32::MAX;
+        let mut wasteful = false;
+        for (slot, mask) in self.tile_objects(rays, query) {
+            let mask = mask & open;
+            let id = self.id_of(slot);
+            let Some(obj) = self.slot_object(slot) else {
+                continue;
+            };
+            if mask == 0 || !query.accepts(id, obj) {
+                continue;
+            }
+            let asked = (0..rays.len()).filter(|i| mask >> i & 1 != 0);
+            match &obj.geometry {
+                Geometry::Mesh { mesh, .. } if mask.count_ones() > 1 => {
+                    let index: SmallVec<[usize; PACKET]> = asked.collect();
+                    let local: SmallVec<[Ray; PACKET]> = index
+                        .iter()
+                        .map(|&i| obj.transform.ray_to_object(&rays[i]))
+                        .collect();
+                    let mut found = [false; PACKET];
+                    wasteful |=
+                        mesh.any_hit_packet(&local, &query.ray_query(), &mut found[..index.len()]);
+                    for (&i, &f) in index.iter().zip(&found) {
+                        if f {
+                            out[i] = true;
+                            open &= !(1 << i);
+                        }
+                    }
+                }
+                _ => {
+                    for i in asked {
+                        if self.object_any_hit(obj, &obj.transform.ray_to_object(&rays[i]), query) {
+                            out[i] = true;
+                            open &= !(1 << i);
+                        }
+                    }
+                }
+            }
+        }
+        wasteful
+    }
+
     /// [`Scene::closest_hit`] of each ray of a tile (at most [`PACKET`] rays) into `out`;
     /// true when a mesh's packet wasted its work.
     fn closest_hit_tile(
@@ -54,20 +150,7 @@ impl Scene {
         if !(query.t_min <= query.t_max) {
             return false;
         }
-        // Every object some ray's own traversal could visit, with the rays (bit `i`: ray
-        // `i`) that could: a ray is asked only about those, as its single-ray query is (a
-        // ray that passes just beside an object's box could still graze the object in its
-        // frame, where its single-ray query never looks).
-        let mut slots: SmallVec<[(u32, u32); PACKET]> = SmallVec::new();
-        for (i, ray) in rays.iter().enumerate().filter(|(_, r)| r.is_valid()) {
-            self.visit_ray(ray, query.t_min, query.t_max, |slot, _| {
-                match slots.iter_mut().find(|(s, _)| *s == slot) {
-                    Some((_, rays)) => *rays |= 1 << i,
-                    None => slots.push((slot, 1 << i)),
-                }
-                ControlFlow::Continue(())
-            });
-        }
+        let slots = self.tile_objects(rays, query);
         let mut best_t: [Real; PACKET] = [query.t_max; PACKET];
         let mut wasteful = false;
         for (slot, mask) in slots {

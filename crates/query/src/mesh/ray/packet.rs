@@ -10,7 +10,7 @@ use raypick_bvh::BoxRay;
 use raypick_primitives::{Ray, Real};
 use smallvec::SmallVec;
 
-use super::{traversal, Closest, Hit, LeafSink, Leaves, RayQuery};
+use super::{traversal, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery};
 use crate::mesh::batch::check;
 use crate::mesh::triangle_kernel::{LaneHits, TriangleRay};
 use crate::mesh::{with_tree, Mesh, MeshError};
@@ -39,6 +39,8 @@ struct Members<'a, S> {
     members: SmallVec<[Leaves<'a, S, TriangleRay>; PACKET]>,
     /// Nodes the packet tested.
     nodes: usize,
+    /// Bit `j`: member `j`'s sink ended its query (any hit: a hit found).
+    done: u32,
 }
 
 impl<S> Members<'_, S> {
@@ -77,9 +79,17 @@ impl<S: LeafSink> PacketVisitor for Members<'_, S> {
             bits &= bits - 1;
             if let Some(m) = self.members.get_mut(j) {
                 let mut t = bound[j];
-                // Closest-hit sinks never break.
-                let _ = m.leaf(range.clone(), &mut t);
-                bound[j] = m.sink.bound();
+                if m.leaf(range.clone(), &mut t).is_break() {
+                    // The member's query is over (closest-hit sinks never break): no box
+                    // test enters anything below -inf, so it takes no further part.
+                    bound[j] = Real::NEG_INFINITY;
+                    self.done |= 1 << j;
+                    if self.done.count_ones() as usize == self.members.len() {
+                        return ControlFlow::Break(());
+                    }
+                } else {
+                    bound[j] = m.sink.bound();
+                }
             }
         }
         ControlFlow::Continue(())
@@ -143,6 +153,55 @@ impl Mesh {
         Ok(())
     }
 
+    /// [`Mesh::any_hit`] for every ray of a coherent batch, into `out`: exactly what the
+    /// single-ray call returns, for occlusion tests of bundled rays (a render's shadow rays
+    /// from the pixels of a tile towards a light, the visibility of a frame's pixels).
+    ///
+    /// Groups of 16 consecutive rays go down the tree as packets, as in
+    /// [`Mesh::closest_hit_coherent`] (the same bundle check, and the same fall-back to one
+    /// ray at a time where packets waste their work); a ray leaves its packet at its first
+    /// hit, and the packet ends when all its rays have. In parallel over chunks of rays;
+    /// allocates nothing per ray. Errors with [`MeshError::BatchLengthMismatch`] (touching
+    /// nothing) when `out` and `rays` differ in length.
+    ///
+    /// ```
+    /// use raypick_query::{Mesh, RayQuery};
+    /// use raypick_primitives::{Point3, Ray, Vector3};
+    ///
+    /// let mesh = Mesh::new(
+    ///     vec![Point3::new(-1.0, -1.0, 0.0), Point3::new(1.0, -1.0, 0.0), Point3::new(0.0, 1.0, 0.0)],
+    ///     vec![[0, 1, 2]],
+    /// )
+    /// .unwrap();
+    /// // A 4 x 4 tile of rays from one eye: the middle ones pass the triangle's tip.
+    /// let eye = Point3::new(0.0, 0.0, 2.0);
+    /// let rays: Vec<Ray> = (0..16)
+    ///     .map(|i| Ray::new(eye, Vector3::new((i % 4) as f32 * 0.2, (i / 4) as f32 * 0.2, -1.0)))
+    ///     .collect();
+    /// let mut out = vec![false; rays.len()];
+    /// mesh.any_hit_coherent(&rays, &RayQuery::default(), &mut out).unwrap();
+    /// for (ray, hit) in rays.iter().zip(&out) {
+    ///     assert_eq!(*hit, mesh.any_hit(ray, &RayQuery::default()));
+    /// }
+    /// assert!(out[0] && !out[15]);
+    /// ```
+    pub fn any_hit_coherent(
+        &self,
+        rays: &[Ray],
+        query: &RayQuery,
+        out: &mut [bool],
+    ) -> Result<(), MeshError> {
+        check(rays.len(), out.len())?;
+        par::fill_groups(
+            rays,
+            out,
+            PACKET,
+            |ray| self.any_hit(ray, query),
+            |rays, out| self.any_hit_packet(rays, query, out),
+        );
+        Ok(())
+    }
+
     /// True when the rays `index` of `rays` (at least one) run close enough together to be
     /// tried as a packet: within [`BUNDLE_ANGLE`] of the first one's direction, from within
     /// [`BUNDLE_ORIGINS`] of the mesh's diagonal of its origin.
@@ -171,15 +230,60 @@ impl Mesh {
         t_max: impl Fn(usize) -> Real,
         out: &mut [Option<Hit>],
     ) -> bool {
+        for slot in out.iter_mut() {
+            *slot = None;
+        }
+        self.packet(
+            rays,
+            query,
+            t_max,
+            true,
+            |t_max, bound| Closest::new(self, t_max, bound),
+            |i, sink| out[i] = sink.best.map(|(h, slot)| self.make_hit(slot, &h)),
+        )
+    }
+
+    /// [`Mesh::any_hit`] of every ray of `rays` (at most [`PACKET`]) into `out` (same
+    /// length), as [`Mesh::closest_hit_packet`] runs them: a member that finds a hit leaves
+    /// the packet, and the packet ends when every member has.
+    pub(crate) fn any_hit_packet(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) -> bool {
+        for slot in out.iter_mut() {
+            *slot = false;
+        }
+        self.packet(
+            rays,
+            query,
+            |_| query.t_max,
+            false,
+            AnyHit::new,
+            |i, sink| out[i] = sink.found,
+        )
+    }
+
+    /// The packet traversal behind both: each valid ray `i` that can reach the mesh gets
+    /// the sink `sink(t_max(i), bound)` (`bound` the traversal's widened `t_max`), the rays
+    /// go down the tree as one packet where they are a bundle, the rays a packet leaves
+    /// unfinished (abandoned, or no packet) run alone in the traversal order `ordered`
+    /// from their sinks' bounds, and `finish(i, sink)` takes each answer. True when the
+    /// packet wasted its work ([`Members::wasteful`]).
+    fn packet<S: LeafSink>(
+        &self,
+        rays: &[Ray],
+        query: &RayQuery,
+        t_max: impl Fn(usize) -> Real,
+        ordered: bool,
+        sink: impl Fn(Real, Real) -> S,
+        mut finish: impl FnMut(usize, &S),
+    ) -> bool {
         // Built in place: a packet's members are about 5 KB, which a move would copy.
         let mut visitor = Members {
             members: SmallVec::new(),
             nodes: 0,
+            done: 0,
         };
         let mut index: SmallVec<[usize; PACKET]> = SmallVec::new();
         let mut lo: SmallVec<[Real; PACKET]> = SmallVec::new();
-        for (i, (ray, slot)) in rays.iter().zip(out.iter_mut()).enumerate() {
-            *slot = None;
+        for (i, ray) in rays.iter().enumerate() {
             if self.reach.misses(ray, query.t_min) {
                 continue;
             }
@@ -195,7 +299,7 @@ impl Mesh {
                 t_min: query.t_min,
                 cull: query.cull,
                 lanes: LaneHits::default(),
-                sink: Closest::new(self, t_max, h),
+                sink: sink(t_max, h),
             });
             index.push(i);
             lo.push(l);
@@ -221,15 +325,17 @@ impl Mesh {
             None => true,
         };
         let wasteful = visitor.wasteful();
-        for ((m, &i), &l) in visitor.members.iter_mut().zip(&index).zip(&lo) {
-            if alone {
+        let done = visitor.done;
+        for (j, ((m, &i), &l)) in visitor.members.iter_mut().zip(&index).zip(&lo).enumerate() {
+            if alone && done >> j & 1 == 0 {
                 // The ray resumes alone, bounded by its best hit so far: a leaf the packet
-                // tested gives the same hits again, none of them better.
+                // tested gives the same hits again, none of them better. A finished one (an
+                // any hit found) has nothing left to do.
                 let (boxes, hi) = (m.k.boxes, m.sink.bound());
-                let how = traversal(&m.k, true);
+                let how = traversal(&m.k, ordered);
                 with_tree!(&self.wide, t => t.traverse_ray_visit(how, &boxes, l, hi, m));
             }
-            out[i] = m.sink.best.map(|(h, slot)| self.make_hit(slot, &h));
+            finish(i, &m.sink);
         }
         wasteful
     }
