@@ -6,7 +6,9 @@
 //! - `closest_hit`: the lowest `t`, ties to the lowest triangle index, `t`, `u`, `v` bit for bit;
 //! - `any_hit`: true exactly when the brute force hits;
 //! - `all_hits`: the brute force's hits after the merge of one crossing per edge or vertex
-//!   that `Mesh::all_hits` documents, bit for bit, in its order.
+//!   that `Mesh::all_hits` documents, bit for bit, in its order;
+//! - `closest_hit_coherent` and `any_hit_coherent`: each ray of the input with 15 close
+//!   neighbours (a packet of 16), every answer equal to the single-ray query's.
 //!
 //! Most vertices sit on a grid of halves and many rays aim at a vertex or an edge midpoint,
 //! so that rays through shared edges and vertices (the watertight cases) are common.
@@ -474,9 +476,57 @@ fuzz_target!(|data: &[u8]| {
         .expect("the input Mesh::new took");
     meshes.push(("pre-split", &split));
     let rays = bytes.u8() % (MAX_RAYS + 1);
+    let mut seeds = Vec::new();
     for _ in 0..rays {
         let r = ray(&mut bytes, &case);
         let q = query(&mut bytes);
         check_ray(&case, &meshes, &r, &q);
+        seeds.push((r, q));
+    }
+    if let Some(&(_, q)) = seeds.first() {
+        let spread = [0.0, 1e-6, 1e-3, 0.1][usize::from(bytes.u8() % 4)];
+        check_packets(&meshes, &packets(&seeds, spread), &q);
     }
 });
+
+/// Each seed ray and 15 neighbours, a 4 x 4 grid of origins and directions `spread` apart
+/// (relative to the origin's and the direction's size): one packet per seed.
+fn packets(seeds: &[(Ray, RayQuery)], spread: Real) -> Vec<Ray> {
+    let mut out = Vec::with_capacity(16 * seeds.len());
+    for (r, _) in seeds {
+        let so = spread * (1.0 + r.origin.coords.amax());
+        let sd = spread * r.dir.amax();
+        for k in 0..16 {
+            let (u, v) = ((k % 4) as Real - 1.5, (k / 4) as Real - 1.5);
+            out.push(Ray::new(
+                r.origin + Vector3::new(u, v, 0.5 * u) * so,
+                r.dir + Vector3::new(v, 0.5 * v, u) * sd,
+            ));
+        }
+    }
+    out
+}
+
+/// The coherent queries of `rays` under `q` against the single-ray ones, ray for ray.
+fn check_packets(meshes: &[(&str, &Mesh)], rays: &[Ray], q: &RayQuery) {
+    for &(layout, mesh) in meshes {
+        let mut closest = vec![None; rays.len()];
+        mesh.closest_hit_coherent(rays, q, &mut closest)
+            .expect("lengths agree");
+        let mut any = vec![false; rays.len()];
+        mesh.any_hit_coherent(rays, q, &mut any)
+            .expect("lengths agree");
+        for (i, ray) in rays.iter().enumerate() {
+            assert_eq!(
+                closest[i],
+                mesh.closest_hit(ray, q),
+                "closest_hit_coherent ({layout}) against closest_hit: ray {i} {ray:?} {q:?}"
+            );
+            assert_eq!(
+                any[i],
+                mesh.any_hit(ray, q),
+                "any_hit_coherent ({layout}) against any_hit: ray {i} {ray:?} {q:?}"
+            );
+        }
+    }
+}
