@@ -168,6 +168,14 @@ fn tile_order(len: usize, width: usize, order: &mut Vec<u32>) {
     order.extend((full_bands * TILE * width..len).map(|i| i as u32));
 }
 
+/// The task's rays `buf` put in tile order into `tiled` ([`tile_order`], kept in `order`
+/// for the answers' way back).
+fn gather_tiles<R: Copy>(buf: &[R], width: usize, order: &mut Vec<u32>, tiled: &mut Vec<R>) {
+    tile_order(buf.len(), width, order);
+    tiled.clear();
+    tiled.extend(order.iter().map(|&i| buf[i as usize]));
+}
+
 /// Rays per task of a batch: [`FILL_CHUNK`] for a flat batch; whole bands of 4 x 4 tiles
 /// for an image at least 4 rays wide (as few as come to about [`FILL_CHUNK`] rays, at least
 /// one), which are then cast as tiles.
@@ -298,9 +306,7 @@ impl<C: Coord> Columns<C> {
                 hits.clear();
                 hits.resize(buf.len(), None);
                 if tiles {
-                    tile_order(buf.len(), width, order);
-                    tiled.clear();
-                    tiled.extend(order.iter().map(|&i| buf[i as usize]));
+                    gather_tiles(buf, width, order, tiled);
                     target
                         .closest_tiles_into(tiled, o, hits)
                         .map_err(|e| (start, e))?;
@@ -443,9 +449,7 @@ fn any_hit<'py, C: Coord, T: Target<C>>(
                 if !tiles {
                     return target.any_into(buf, o, out).map_err(|e| (start, e));
                 }
-                tile_order(buf.len(), width, order);
-                tiled.clear();
-                tiled.extend(order.iter().map(|&i| buf[i as usize]));
+                gather_tiles(buf, width, order, tiled);
                 found.clear();
                 found.resize(buf.len(), false);
                 target

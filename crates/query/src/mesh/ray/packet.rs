@@ -173,7 +173,7 @@ impl Mesh {
     ///     vec![[0, 1, 2]],
     /// )
     /// .unwrap();
-    /// // A 4 x 4 tile of rays from one eye: the middle ones pass the triangle's tip.
+    /// // A 4 x 4 tile of rays from one eye; the last ones pass beside the triangle.
     /// let eye = Point3::new(0.0, 0.0, 2.0);
     /// let rays: Vec<Ray> = (0..16)
     ///     .map(|i| Ray::new(eye, Vector3::new((i % 4) as f32 * 0.2, (i / 4) as f32 * 0.2, -1.0)))
