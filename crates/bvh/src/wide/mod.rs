@@ -71,6 +71,7 @@ use crate::{BuildConfig, BuildError, Bvh, Node};
 pub(crate) mod collapse;
 mod compact;
 mod layout;
+mod order;
 mod packet;
 mod persist;
 mod quantize;
