@@ -133,31 +133,14 @@ fn any_coherent_camera_tiles() {
 /// away.
 #[test]
 fn any_coherent_query_variants() {
-    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let inf = f32::INFINITY;
     for tm in [torus(48, 32, 1.0, 0.4), grid(48, 0.2), soup(2000, 0.06, 3)] {
         let b = tm.bounds();
         let c = b.center();
         let r = b.half_extents().norm();
         let d = 3.0 * r;
         let cams = outside_inside_away(c, r, d, Vector3::new(0.1, 0.05, -0.02), side());
-        // (query, true when it must find nothing)
-        let queries = [
-            (RayQuery::default(), false),
-            (RayQuery::new(0.0, d), false),
-            (RayQuery::new(0.0, 0.5 * d), false),
-            (RayQuery::new(d, inf), false),
-            (RayQuery::new(0.9 * d, 1.1 * d), false),
-            (RayQuery::new(-inf, inf), false),
-            (RayQuery::new(-2.0 * d, 0.0), false),
-            (RayQuery::new(-0.5 * d, -0.1), false),
-            (RayQuery::new(inf, inf), false),
-            (RayQuery::new(2.0, 1.0), true),
-            (RayQuery::new(nan, inf), true),
-            (RayQuery::new(0.0, nan), true),
-            (RayQuery::default().with_cull(Cull::Front), false),
-            (RayQuery::default().with_cull(Cull::Back), false),
-            (RayQuery::new(-inf, inf).with_cull(Cull::Back), false),
-        ];
+        let queries = interval_queries(d);
         for mesh in layouts(&tm) {
             for (cam, rays) in &cams {
                 let mut found = 0;

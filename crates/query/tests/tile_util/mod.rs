@@ -9,7 +9,7 @@ use std::iter::Cycle;
 use std::slice::Chunks;
 
 use parry3d::shape::FeatureId;
-use raypick_primitives::{Aabb, Isometry3, Point3, Ray, Vector3};
+use raypick_primitives::{Aabb, Cull, Isometry3, Point3, Ray, Vector3};
 use raypick_query::scene::{HitGeometry, Scene, SceneError, SceneHit, SceneQuery, SharedShape};
 use raypick_query::{Hit, Mesh, MeshError, RayQuery};
 use raypick_test_support::Rng;
@@ -481,6 +481,44 @@ pub fn outside_inside_away(
         ),
         ("inside", inside.tiles(n, (mid - 1.0, mid), 2.5 / n as f32)),
         ("away", away.tiles(n, (mid, mid), 2.4 * r / d / n as f32)),
+    ]
+}
+
+/// The mesh queries the coherent tests ask, for a mesh `d` away from the camera, each with
+/// true when it must find nothing: the whole ray, intervals ending before, around and
+/// after the mesh, behind the origin, a point, reversed, NaN, the widest floats, and the
+/// two culls.
+pub fn interval_queries(d: f32) -> Vec<(RayQuery, bool)> {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    vec![
+        (RayQuery::default(), false),
+        (RayQuery::new(0.0, d), false),
+        (RayQuery::new(0.0, 0.5 * d), false),
+        (RayQuery::new(d, inf), false),
+        (RayQuery::new(0.9 * d, 1.1 * d), false),
+        (RayQuery::new(0.3, 0.3), false),
+        (RayQuery::new(-inf, inf), false),
+        (RayQuery::new(-2.0 * d, 0.0), false),
+        (RayQuery::new(-d, 0.25), false),
+        (RayQuery::new(-0.5 * d, -0.1), false),
+        (RayQuery::new(f32::MIN, f32::MAX), false),
+        (RayQuery::new(inf, inf), false),
+        (RayQuery::new(-inf, -inf), false),
+        (RayQuery::new(2.0, 1.0), true),
+        (RayQuery::new(d, d * (1.0 - 1e-3)), true),
+        (RayQuery::new(0.0, -0.0), false),
+        (RayQuery::new(nan, inf), true),
+        (RayQuery::new(0.0, nan), true),
+        (RayQuery::new(nan, nan), true),
+        (RayQuery::new(-inf, nan), true),
+        (RayQuery::new(nan, -1.0), true),
+        (RayQuery::default().with_cull(Cull::Front), false),
+        (RayQuery::default().with_cull(Cull::Back), false),
+        (RayQuery::new(0.0, d).with_cull(Cull::Back), false),
+        (RayQuery::new(d, inf).with_cull(Cull::Front), false),
+        (RayQuery::new(-inf, inf).with_cull(Cull::Front), false),
+        (RayQuery::new(-inf, inf).with_cull(Cull::Back), false),
+        (RayQuery::new(-d, 0.0).with_cull(Cull::Back), false),
     ]
 }
 
