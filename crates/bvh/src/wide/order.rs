@@ -16,7 +16,7 @@ const CONTRAST: f64 = 4.0;
 impl WideBvh<8, WideNode<8>> {
     /// Sorts the used slots of a node by density, the weight of what a slot holds over its
     /// box's half surface area, densest last, where the densities differ by at least a
-    /// factor [`CONTRAST`]: the traversal in slot order
+    /// factor of 4: the traversal in slot order
     /// ([`RayTraversal::unordered`](super::RayTraversal::unordered), any hit) visits the last
     /// entered slot first, so it first tries the child whose box, once a ray enters it, is
     /// the likeliest to hold a hit (a wall filling its box before the room's furniture).
