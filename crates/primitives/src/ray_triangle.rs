@@ -145,7 +145,8 @@ impl WatertightRay {
         self.korigin
     }
 
-    /// Tests the triangle `(a, b, c)`; returns a hit with `t_min <= t <= t_max` or `None`.
+    /// Tests the triangle `(a, b, c)`; returns a hit with `t_min <= t <= t_max` and a finite
+    /// `t`, or `None`.
     ///
     /// Zero-area triangles never hit. A NaN in the triangle or the bounds never hits.
     #[inline]
@@ -243,8 +244,10 @@ impl WatertightRay {
         let inv = 1.0 / det;
         let t = t_scaled * inv;
         // The reported `t` decides (a scaled test without the division rounds differently,
-        // and dropped hits at exactly `t_max`); NaN fails.
-        if !(t >= t_min && t <= t_max) {
+        // and dropped hits at exactly `t_max`); NaN fails, and so does an infinite `t` (an
+        // overflow: a ray with huge coordinates in the plane of a sliver, whose `u` and `v`
+        // are then NaN or infinite too, is no hit).
+        if !(t >= t_min && t <= t_max && t.is_finite()) {
             return None;
         }
         let hit = RayTriangleHit {
@@ -290,7 +293,8 @@ fn edge_functions_f64(
     )
 }
 
-/// Ray against triangle (watertight). Returns the hit with `t_min <= t <= t_max` or `None`.
+/// Ray against triangle (watertight). Returns the hit with `t_min <= t <= t_max` (a finite `t`)
+/// or `None`.
 ///
 /// A ray through an edge or vertex shared by several triangles hits at least one of them.
 /// Zero-area triangles, zero or non-finite directions and NaN anywhere never hit. `cull`

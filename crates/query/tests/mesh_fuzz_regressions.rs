@@ -1,7 +1,8 @@
 //! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
-//! scalar watertight kernel (`ray_triangle`) disagreeing, kept as plain tests: six fixed
-//! (the mesh now answers as the kernel does; one on a pre-split mesh), two grazes within
-//! rounding that the target counts apart (the mesh answers as the exact ray does).
+//! scalar watertight kernel (`ray_triangle`) disagreeing, or both wrong, kept as plain
+//! tests: seven fixed (the mesh now answers as the kernel does; one on a pre-split mesh; one
+//! where both reported an overflow as a hit), two grazes within rounding that the target
+//! counts apart (the mesh answers as the exact ray does).
 
 use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
 use raypick_query::{Mesh, RayQuery};
@@ -394,4 +395,41 @@ fn presplit_piece_boxes_hold_hits_within_rounding_of_an_edge() {
     assert_eq!((hit.triangle, hit.t.to_bits()), (20, (-0.0f32).to_bits()));
     assert_eq!(split.closest_hit(&ray, &q), plain.closest_hit(&ray, &q));
     assert_eq!(split.all_hits(&ray, &q), plain.all_hits(&ray, &q));
+}
+
+/// A ray from 1e21 away along the plane of a sliver (found by the target's coherent
+/// packets): the kernel's `t` overflowed to infinity, with `u` NaN and `v` infinite, and
+/// both the kernel and the mesh reported that as a hit within `[0, inf]`. An infinite `t`
+/// is no hit now, in the scalar kernel and the SIMD lanes alike.
+#[test]
+fn infinite_t_from_an_overflow_is_no_hit() {
+    let positions = points(&[
+        [1.54e-43, 0.0, 0.0],
+        [0.0, 0.0, 3.170_589_8e-26],
+        [0.0, -2.0, 0.5],
+    ]);
+    let triangles = vec![
+        [0, 2, 2],
+        [1, 2, 1],
+        [2, 2, 2],
+        [2, 2, 0],
+        [2, 0, 1],
+        [2, 0, 2],
+        [2, 2, 2],
+    ];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let ray = Ray::new(
+        Point3::new(0.0, 0.0, 1.044_006_45e21),
+        Vector3::new(0.0, -1.0, -1.044_006_45e21),
+    );
+    let q = RayQuery::default();
+    assert!(kernel_ts(&positions, &triangles, &ray, &q)
+        .iter()
+        .all(Option::is_none));
+    assert_eq!(mesh.closest_hit(&ray, &q), None);
+    assert!(!mesh.any_hit(&ray, &q));
+    assert!(mesh.all_hits(&ray, &q).is_empty());
+    let mut out = vec![None; 16];
+    mesh.closest_hit_coherent(&[ray; 16], &q, &mut out).unwrap();
+    assert!(out.iter().all(Option::is_none));
 }

@@ -485,7 +485,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(&(_, q)) = seeds.first() {
         let spread = [0.0, 1e-6, 1e-3, 0.1][usize::from(bytes.u8() % 4)];
-        check_packets(&meshes, &packets(&seeds, spread), &q);
+        check_packets(&case, &meshes, &packets(&seeds, spread), &q);
     }
 });
 
@@ -508,7 +508,7 @@ fn packets(seeds: &[(Ray, RayQuery)], spread: Real) -> Vec<Ray> {
 }
 
 /// The coherent queries of `rays` under `q` against the single-ray ones, ray for ray.
-fn check_packets(meshes: &[(&str, &Mesh)], rays: &[Ray], q: &RayQuery) {
+fn check_packets(case: &Case, meshes: &[(&str, &Mesh)], rays: &[Ray], q: &RayQuery) {
     for &(layout, mesh) in meshes {
         let mut closest = vec![None; rays.len()];
         mesh.closest_hit_coherent(rays, q, &mut closest)
@@ -520,12 +520,14 @@ fn check_packets(meshes: &[(&str, &Mesh)], rays: &[Ray], q: &RayQuery) {
             assert_eq!(
                 closest[i],
                 mesh.closest_hit(ray, q),
-                "closest_hit_coherent ({layout}) against closest_hit: ray {i} {ray:?} {q:?}"
+                "closest_hit_coherent ({layout}) against closest_hit: ray {i}\n{}",
+                case.describe(ray, q)
             );
             assert_eq!(
                 any[i],
                 mesh.any_hit(ray, q),
-                "any_hit_coherent ({layout}) against any_hit: ray {i} {ray:?} {q:?}"
+                "any_hit_coherent ({layout}) against any_hit: ray {i}\n{}",
+                case.describe(ray, q)
             );
         }
     }

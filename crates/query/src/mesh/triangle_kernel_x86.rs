@@ -73,7 +73,9 @@ macro_rules! tri_core {
             let ts = add(add(mul(u, az), mul(vv, bz)), mul(w, cz));
             let inv = div(splat(1.0), det);
             let t = mul(ts, inv);
-            let in_range = and(ge(t, splat(t_min)), le(t, splat(t_max)));
+            // As the scalar kernel: within the interval, and finite (an overflow is no hit).
+            let finite = and(lt(t, splat(f32::INFINITY)), gt(t, splat(f32::NEG_INFINITY)));
+            let in_range = and(and(ge(t, splat(t_min)), le(t, splat(t_max))), finite);
             let ok = andnot(mixed, andnot(eq(det, zero), in_range));
             Some(Lanes {
                 ok: bits(ok),
