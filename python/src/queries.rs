@@ -176,16 +176,16 @@ fn gather_tiles<R: Copy>(buf: &[R], width: usize, order: &mut Vec<u32>, tiled: &
     tiled.extend(order.iter().map(|&i| buf[i as usize]));
 }
 
-/// Rays per task of a batch: [`FILL_CHUNK`] for a flat batch; whole bands of 4 x 4 tiles
-/// for an image at least 4 rays wide (as few as come to about [`FILL_CHUNK`] rays, at least
-/// one), which are then cast as tiles.
-fn task_rays(width: Option<usize>) -> (usize, bool) {
+/// Rays per task of a batch, and the image width to cast them in tiles at: [`FILL_CHUNK`]
+/// and `None` for a flat batch; for an image at least 4 rays wide, whole bands of 4 x 4
+/// tiles (as few as come to about [`FILL_CHUNK`] rays, at least one) and its width.
+fn task_rays(width: Option<usize>) -> (usize, Option<usize>) {
     match width {
         Some(w) if w >= TILE => {
             let band = TILE * w;
-            ((FILL_CHUNK / band).max(1) * band, true)
+            ((FILL_CHUNK / band).max(1) * band, Some(w))
         }
-        _ => (FILL_CHUNK, false),
+        _ => (FILL_CHUNK, None),
     }
 }
 
@@ -263,7 +263,6 @@ impl<C: Coord> Columns<C> {
     fn closest<T: Target<C>>(target: &T, rays: &RayInput<'_>, o: &Opts) -> Result<Self, String> {
         let n = rays.len();
         let (chunk, tiles) = task_rays(rays.image_width());
-        let width = rays.image_width().unwrap_or(0);
         let mut c = Self {
             t: vec![C::default(); n],
             hit: vec![false; n],
@@ -305,7 +304,7 @@ impl<C: Coord> Columns<C> {
                 rays.fill::<C>(start..start + out.t.len(), o.strict, buf)?;
                 hits.clear();
                 hits.resize(buf.len(), None);
-                if tiles {
+                if let Some(width) = tiles {
                     gather_tiles(buf, width, order, tiled);
                     target
                         .closest_tiles_into(tiled, o, hits)
@@ -440,15 +439,14 @@ fn any_hit<'py, C: Coord, T: Target<C>>(
     let hits = on_rays(py, origins, directions, args, |rays, o| {
         let mut out = vec![false; rays.len()];
         let (chunk, tiles) = task_rays(rays.image_width());
-        let width = rays.image_width().unwrap_or(0);
         first_error(out.par_chunks_mut(chunk).enumerate().map_init(
             || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
             |(buf, order, tiled, found), (k, out)| {
                 let start = k * chunk;
                 rays.fill::<C>(start..start + out.len(), o.strict, buf)?;
-                if !tiles {
+                let Some(width) = tiles else {
                     return target.any_into(buf, o, out).map_err(|e| (start, e));
-                }
+                };
                 gather_tiles(buf, width, order, tiled);
                 found.clear();
                 found.resize(buf.len(), false);

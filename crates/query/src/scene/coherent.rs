@@ -9,7 +9,7 @@ use raypick_primitives::{Ray, Real};
 use smallvec::SmallVec;
 
 use super::query::{before, check_batch};
-use super::{Geometry, Scene, SceneError, SceneHit, SceneQuery};
+use super::{Geometry, Object, Scene, SceneError, SceneHit, SceneQuery};
 
 impl Scene {
     /// [`Scene::closest_hit`] for every ray of a coherent batch, such as the pixels of a
@@ -110,11 +110,7 @@ impl Scene {
             let asked = (0..rays.len()).filter(|i| mask >> i & 1 != 0);
             match &obj.geometry {
                 Geometry::Mesh { mesh, .. } if mask.count_ones() > 1 => {
-                    let index: SmallVec<[usize; PACKET]> = asked.collect();
-                    let local: SmallVec<[Ray; PACKET]> = index
-                        .iter()
-                        .map(|&i| obj.transform.ray_to_object(&rays[i]))
-                        .collect();
+                    let (index, local) = in_object(obj, rays, asked);
                     let mut found = [false; PACKET];
                     wasteful |=
                         mesh.any_hit_packet(&local, &query.ray_query(), &mut found[..index.len()]);
@@ -170,11 +166,7 @@ impl Scene {
             let asked = (0..rays.len()).filter(|i| mask >> i & 1 != 0);
             match &obj.geometry {
                 Geometry::Mesh { id: mid, mesh, .. } if mask.count_ones() > 1 => {
-                    let index: SmallVec<[usize; PACKET]> = asked.collect();
-                    let local: SmallVec<[Ray; PACKET]> = index
-                        .iter()
-                        .map(|&i| obj.transform.ray_to_object(&rays[i]))
-                        .collect();
+                    let (index, local) = in_object(obj, rays, asked);
                     let mut hits = [None; PACKET];
                     let bound = best_t;
                     wasteful |= mesh.closest_hit_packet(
@@ -202,4 +194,19 @@ impl Scene {
         }
         wasteful
     }
+}
+
+/// The rays `asked` of a tile, by index, and each moved into `obj`'s frame: what a mesh
+/// instance's packet query takes.
+fn in_object(
+    obj: &Object,
+    rays: &[Ray],
+    asked: impl Iterator<Item = usize>,
+) -> (SmallVec<[usize; PACKET]>, SmallVec<[Ray; PACKET]>) {
+    let index: SmallVec<[usize; PACKET]> = asked.collect();
+    let local = index
+        .iter()
+        .map(|&i| obj.transform.ray_to_object(&rays[i]))
+        .collect();
+    (index, local)
 }

@@ -230,9 +230,7 @@ impl Mesh {
         t_max: impl Fn(usize) -> Real,
         out: &mut [Option<Hit>],
     ) -> bool {
-        for slot in out.iter_mut() {
-            *slot = None;
-        }
+        out.fill(None);
         self.packet(
             rays,
             query,
@@ -247,9 +245,7 @@ impl Mesh {
     /// length), as [`Mesh::closest_hit_packet`] runs them: a member that finds a hit leaves
     /// the packet, and the packet ends when every member has.
     pub(crate) fn any_hit_packet(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) -> bool {
-        for slot in out.iter_mut() {
-            *slot = false;
-        }
+        out.fill(false);
         self.packet(
             rays,
             query,
