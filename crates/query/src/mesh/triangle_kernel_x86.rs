@@ -243,6 +243,28 @@ pub(crate) fn eval_far8(
     }
 }
 
+/// [`StripLanes::factors`](crate::mesh::solid::strips::StripLanes::factors) in one AVX2
+/// pass where `cpu` has it (the same f64 operations, without FMA).
+#[inline(always)]
+pub(crate) fn strip_factors8(
+    cpu: Option<CpuPath>,
+    lanes: &crate::mesh::solid::strips::StripLanes,
+    q: [f64; 3],
+) -> ([f64; 8], [f64; 8], u32) {
+    #[target_feature(enable = "avx2")]
+    fn avx2(
+        lanes: &crate::mesh::solid::strips::StripLanes,
+        q: [f64; 3],
+    ) -> ([f64; 8], [f64; 8], u32) {
+        lanes.factors(q)
+    }
+    match cpu {
+        // SAFETY: a `CpuPath` with `avx2()` is only made when the CPU has AVX2.
+        Some(c) if c.avx2() => unsafe { avx2(lanes, q) },
+        _ => lanes.factors(q),
+    }
+}
+
 /// [`misses_scalar`](crate::mesh::ray::reach::misses_scalar) on SSE lanes (x, y, z and a zero
 /// lane): the same f32 operations, so the same answer (`reach`'s tests compare them).
 #[inline(always)]

@@ -8,7 +8,10 @@ mod lanes;
 mod pair;
 #[cfg(test)]
 pub(crate) mod probes;
+mod rim;
 pub(crate) mod signed;
+mod stack;
+pub(crate) mod strips;
 mod tree;
 mod winding;
 

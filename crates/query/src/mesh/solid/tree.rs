@@ -9,8 +9,11 @@ use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 use super::angle::{dot, solid_angle, sub, v64, V64};
 use super::expansion::{centroid, Expansion};
 use super::lanes::ExpansionLanes;
+#[cfg(test)]
+use super::rim::rim_edges;
+use super::rim::{mesh_rim, Rim};
+use super::stack::Stack;
 use crate::mesh::{with_tree, Mesh};
-use stack::Stack;
 
 /// How far a cluster must be for its expansion to stand in for its triangles: the query
 /// point farther from the cluster's center than `FAR_RATIO` times its radius (the radius
@@ -33,6 +36,9 @@ pub(crate) const COARSE_RATIO: f64 = 1.3;
 /// Slots per node.
 const W: usize = 8;
 
+/// A rim is used when it has at most one edge per this many triangles.
+const RIM_SHARE: usize = 4;
+
 /// One expansion per slot of the mesh's tree: `slots[node * 8 + slot]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
@@ -40,53 +46,23 @@ pub(crate) struct WindingTree {
     lanes: Vec<ExpansionLanes>,
     /// The middle of the mesh's box.
     origin: V64,
-    /// Whether the surface is closed ([`is_closed`]), found on first use.
-    closed: std::sync::OnceLock<bool>,
+    /// Whether the surface is closed (its rim is empty, corners welded by position), and
+    /// the rim of an open one with a short rim; found on first use.
+    boundary: std::sync::OnceLock<(bool, Option<Rim>)>,
 }
 
 /// True when every edge is used as often in one direction as in the other, by the vertex
 /// indices: the triangles then bound a solid (their boundary cancels), and the winding
 /// number is an integer everywhere off the surface, changing only across it. Meshes whose
 /// copies of a vertex are not welded into one index count as open.
+#[cfg(test)]
 pub(crate) fn is_closed(indices: &[[u32; 3]]) -> bool {
-    let (mut forward, mut backward) = (Vec::new(), Vec::new());
-    for t in indices {
-        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            match a.cmp(&b) {
-                std::cmp::Ordering::Less => forward.push(u64::from(a) << 32 | u64::from(b)),
-                std::cmp::Ordering::Greater => backward.push(u64::from(b) << 32 | u64::from(a)),
-                std::cmp::Ordering::Equal => {}
-            }
-        }
-    }
-    if forward.len() != backward.len() {
-        return false;
-    }
-    forward.sort_unstable();
-    backward.sort_unstable();
-    forward == backward
-}
-
-/// The mesh's triangles (in leaf order) as indices of their distinct corner positions
-/// (`-0` and `+0` are one position).
-fn welded(mesh: &Mesh) -> Vec<[u32; 3]> {
-    let key = |p: &Point3<Real>| [p.x, p.y, p.z].map(|c| (c + 0.0).to_bits());
-    let mut keys: Vec<[u32; 3]> = mesh.tris.iter().flatten().map(|p| key(&p)).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let id = |p: &Point3<Real>| keys.binary_search(&key(p)).unwrap_or(0) as u32;
-    let all: Vec<[u32; 3]> = mesh.tris.iter().map(|t| t.map(|p| id(&p))).collect();
-    primary(mesh, &all)
-}
-
-/// `per_slot` (an item per leaf slot) without the slots that repeat a pre-split triangle.
-fn primary<T: Copy>(mesh: &Mesh, per_slot: &[T]) -> Vec<T> {
-    per_slot
-        .iter()
-        .enumerate()
-        .filter(|(pos, _)| !mesh.is_secondary(*pos))
-        .map(|(_, x)| *x)
-        .collect()
+    rim_edges(
+        indices
+            .iter()
+            .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]),
+    )
+    .is_empty()
 }
 
 /// Corners of `b` in f64.
@@ -197,17 +173,35 @@ impl WindingTree {
         WindingTree {
             lanes,
             origin,
-            closed: std::sync::OnceLock::new(),
+            boundary: std::sync::OnceLock::new(),
         }
     }
 
-    /// Whether `mesh` (the mesh this tree was built for) is closed ([`is_closed`]), by its
-    /// vertex indices or, failing that, with the corners at the same position welded into
-    /// one vertex (an STL file's triangles share no index).
+    /// Whether `mesh` (the mesh this tree was built for) is closed: every edge used as
+    /// often in one direction as in the other, by its vertex indices or with the corners at
+    /// the same position welded into one vertex (an STL file's triangles share no index).
+    /// The triangles then bound a solid, and the winding number is an integer everywhere
+    /// off the surface, changing only across it.
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
-        *self
-            .closed
-            .get_or_init(|| is_closed(&primary(mesh, &mesh.indices)) || is_closed(&welded(mesh)))
+        self.boundary(mesh).0
+    }
+
+    /// The rim of `mesh` (the mesh this tree was built for) when it is open and its rim has
+    /// at most one edge per [`RIM_SHARE`] triangles (a triangle soup's rim is every edge: its
+    /// tree would cost what the triangles' does).
+    pub(crate) fn rim(&self, mesh: &Mesh) -> Option<&Rim> {
+        self.boundary(mesh).1.as_ref()
+    }
+
+    fn boundary(&self, mesh: &Mesh) -> &(bool, Option<Rim>) {
+        self.boundary.get_or_init(|| {
+            let (edges, positions) = mesh_rim(mesh);
+            if edges.is_empty() {
+                return (true, None);
+            }
+            let max = mesh.triangle_count / RIM_SHARE;
+            (false, Rim::build(edges, &positions, &mesh.bounds(), max))
+        })
     }
 
     /// The winding number of `p` (finite) on `mesh`: slots farther than `ratio` times their
@@ -470,46 +464,5 @@ mod tests {
         // A degenerate triangle adds nothing; an empty mesh is closed.
         assert!(is_closed(&[tet[0], tet[1], tet[2], tet[3], [7, 7, 8]]));
         assert!(is_closed(&[]));
-    }
-}
-
-/// A small stack of node indices that spills to the heap only for very deep trees.
-mod stack {
-    pub(super) struct Stack {
-        inline: [usize; 64],
-        len: usize,
-        spill: Vec<usize>,
-    }
-
-    impl Stack {
-        pub(super) fn new() -> Self {
-            Stack {
-                inline: [0; 64],
-                len: 0,
-                spill: Vec::new(),
-            }
-        }
-
-        #[inline(always)]
-        pub(super) fn push(&mut self, v: usize) {
-            if self.len < self.inline.len() {
-                self.inline[self.len] = v;
-                self.len += 1;
-            } else {
-                self.spill.push(v);
-            }
-        }
-
-        #[inline(always)]
-        pub(super) fn pop(&mut self) -> Option<usize> {
-            if let Some(v) = self.spill.pop() {
-                return Some(v);
-            }
-            if self.len == 0 {
-                return None;
-            }
-            self.len -= 1;
-            Some(self.inline[self.len])
-        }
     }
 }
