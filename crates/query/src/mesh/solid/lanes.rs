@@ -2,9 +2,11 @@
 //! traversal: the far test and the evaluation of every slot of a node in one branch-free
 //! pass that compiles to SIMD.
 //!
-//! The moments are built in f64 ([`Expansion`]) and stored here rounded to f32, with the
-//! centers relative to the tree's origin (the middle of the mesh's box), so that the offset
-//! from a query point keeps its precision where coordinates are large. The f32 rounding
+//! The moments are built in f64 ([`Expansion`]) and stored here rounded to f32 in the
+//! tree's [`Frame`]: centers relative to the middle of the mesh's box, so that the offset
+//! from a query point keeps its precision where coordinates are large, and lengths over a
+//! power of two near the box's size, so that the f32 powers of a distance neither overflow
+//! nor underflow whatever the mesh's units (the scaling is exact). The f32 rounding
 //! (relative 6e-8 on each term) is far below the truncation error of the expansion
 //! (1e-3 at 4 radii).
 
@@ -20,10 +22,61 @@ pub(crate) const LANES: usize = 8;
 /// 1 / 4π.
 const INV_4PI: f32 = (1.0 / (4.0 * std::f64::consts::PI)) as f32;
 
+/// A slot is far only beyond this squared distance in frame units (1e-5 of the frame's
+/// scale): nearer, the seventh power of the inverse distance would overflow f32. Such a
+/// slot is taken apart instead (its radius is smaller still).
+const NEAREST2: f32 = 1e-10;
+
+/// A far slot beyond this squared distance in frame units adds nothing: its winding number
+/// is under 1e-23 (a cluster within the frame has moments of order 1), and the cube of the
+/// offset would overflow f32.
+const FARTHEST2: f32 = 1e24;
+
+/// Where the lanes' coordinates are taken: `(x - origin) / scale`, `scale` a power of two.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Frame {
+    pub(crate) origin: V64,
+    /// A power of two, so that dividing by it is exact.
+    scale: f64,
+}
+
+impl Frame {
+    /// The frame of a box with middle `origin` and largest half extent `half`: the least
+    /// power of two at least `half` (1 for an empty or flat-to-a-point box).
+    pub(crate) fn new(origin: V64, half: f64) -> Self {
+        let scale = if half > 0.0 && half.is_finite() {
+            let mut s = 1.0f64;
+            while s < half && s < 1e300 {
+                s *= 2.0;
+            }
+            while s * 0.5 >= half && s > 1e-300 {
+                s *= 0.5;
+            }
+            s
+        } else {
+            1.0
+        };
+        Frame { origin, scale }
+    }
+
+    /// The frame units of point `q`, rounded to f32.
+    #[inline(always)]
+    pub(crate) fn offset(&self, q: V64) -> [f32; 3] {
+        let inv = 1.0 / self.scale;
+        [0, 1, 2].map(|a| ((q[a] - self.origin[a]) * inv) as f32)
+    }
+
+    /// A length in frame units.
+    #[inline(always)]
+    pub(crate) fn length(&self, x: f64) -> f64 {
+        x / self.scale
+    }
+}
+
 /// One node's expansions, lane `i` being slot `i`.
 #[derive(Clone, Debug)]
 pub(crate) struct ExpansionLanes {
-    /// Centers minus the tree's origin.
+    /// Centers in the frame.
     c: [[f32; LANES]; 3],
     /// Squared radii; infinite for an unused slot, which is then never far.
     r2: [f32; LANES],
@@ -43,9 +96,9 @@ pub(crate) struct ExpansionLanes {
 }
 
 impl ExpansionLanes {
-    /// The lanes of `slots` (the node's used slots, at most [`LANES`], finished), with
-    /// centers relative to `origin`.
-    pub(crate) fn new(slots: &[Expansion], origin: V64) -> Self {
+    /// The lanes of `slots` (the node's used slots, at most [`LANES`], finished), in
+    /// `frame` (a moment of order `k` holds `k + 2` powers of length).
+    pub(crate) fn new(slots: &[Expansion], frame: &Frame) -> Self {
         let mut l = ExpansionLanes {
             c: [[0.0; LANES]; 3],
             r2: [f32::INFINITY; LANES],
@@ -57,29 +110,36 @@ impl ExpansionLanes {
             used: (1u32 << slots.len().min(LANES)) - 1,
             min_r2: f32::INFINITY,
         };
+        let (s2, s3, s4) = (
+            frame.length(1.0).powi(2),
+            frame.length(1.0).powi(3),
+            frame.length(1.0).powi(4),
+        );
         for (i, e) in slots.iter().enumerate().take(LANES) {
+            let c = frame.offset(e.center);
             for a in 0..3 {
-                l.c[a][i] = (e.center[a] - origin[a]) as f32;
-                l.n[a][i] = e.n[a] as f32;
-                l.lin[a][i] = e.lin[a] as f32;
+                l.c[a][i] = c[a];
+                l.n[a][i] = (e.n[a] * s2) as f32;
+                l.lin[a][i] = (e.lin[a] * s4) as f32;
                 for b in 0..3 {
-                    l.m[3 * a + b][i] = e.m[a][b] as f32;
+                    l.m[3 * a + b][i] = (e.m[a][b] * s3) as f32;
                 }
                 for s in 0..6 {
-                    l.t[6 * a + s][i] = e.t[a][s] as f32;
+                    l.t[6 * a + s][i] = (e.t[a][s] * s4) as f32;
                 }
             }
-            l.trace[i] = e.trace as f32;
+            l.trace[i] = (e.trace * s3) as f32;
             // Rounded up, so that a slot is far in f32 only if it is in f64 too (up to the
             // query offset's rounding).
-            l.r2[i] = ((e.radius * e.radius) as f32).next_up();
+            let r = frame.length(e.radius);
+            l.r2[i] = ((r * r) as f32).next_up();
             l.min_r2 = l.min_r2.min(l.r2[i]);
         }
         l
     }
 
-    /// The slots farther from `q` (relative to the origin) than `ratio2` squared radii, as
-    /// a bit mask, and the sum of their expansions' winding numbers.
+    /// The slots farther from `q` (in the frame) than `ratio2` squared radii (and than
+    /// [`NEAREST2`]), as a bit mask, and the sum of their expansions' winding numbers.
     #[inline(always)]
     pub(crate) fn eval_far(&self, q: [f32; 3], ratio2: f32) -> (u32, f32) {
         let mut w = [0.0f32; LANES];
@@ -91,7 +151,7 @@ impl ExpansionLanes {
                 self.c[2][i] - q[2],
             ];
             let d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-            *far = d2 > ratio2 * self.r2[i];
+            *far = d2 > ratio2 * self.r2[i] && d2 > NEAREST2;
             let inv = 1.0 / d2.sqrt();
             let inv2 = inv * inv;
             let inv3 = inv2 * inv;
@@ -124,7 +184,7 @@ impl ExpansionLanes {
             let w1 = self.trace[i] * inv3 - 3.0 * rmr * inv5;
             let w2 = -0.5 * (3.0 * lr * inv5 - 15.0 * cub * inv7);
             let v = (w0 + w1 + w2) * INV_4PI;
-            *w = if *far { v } else { 0.0 };
+            *w = if *far && d2 < FARTHEST2 { v } else { 0.0 };
         }
         let mut mask = 0u32;
         for (i, &f) in far.iter().enumerate() {
@@ -155,10 +215,11 @@ mod tests {
                 e
             })
             .collect();
-        let lanes = ExpansionLanes::new(&slots, origin);
+        let frame = Frame::new(origin, 5.0);
+        let lanes = ExpansionLanes::new(&slots, &frame);
         for q in [[4.0, 3.0, -2.0], [-6.0, 1.0, 0.5], [20.0, 0.0, 7.0]] {
             let qa = [q[0] + origin[0], q[1] + origin[1], q[2] + origin[2]];
-            let (mask, sum) = lanes.eval_far(q.map(|x| x as f32), 4.0);
+            let (mask, sum) = lanes.eval_far(frame.offset(qa), 4.0);
             let mut want = 0.0;
             for (i, e) in slots.iter().enumerate() {
                 let d: f64 = (0..3).map(|a| (e.center[a] - qa[a]).powi(2)).sum();
@@ -177,14 +238,30 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             for path in raypick_primitives::simd::SimdPath::available() {
                 let cpu = raypick_primitives::simd::CpuPath::new(path);
-                let (m, s) = crate::mesh::triangle_kernel_x86::eval_far8(
-                    cpu,
-                    &lanes,
-                    q.map(|x| x as f32),
-                    4.0,
-                );
+                let (m, s) =
+                    crate::mesh::triangle_kernel_x86::eval_far8(cpu, &lanes, frame.offset(qa), 4.0);
                 assert_eq!((m, s.to_bits()), (mask, sum.to_bits()), "{path:?}");
             }
         }
+    }
+
+    /// A slot a hair from the query point, or the query point at the edge of f32's range,
+    /// gives a finite sum: the first is not far (its powers of the inverse distance would
+    /// overflow), the second adds nothing.
+    #[test]
+    fn near_and_huge_offsets_stay_finite() {
+        let mut e = Expansion::of_triangles(CLUSTER.iter().copied(), [0.5, 0.5, 0.5], 0.0);
+        e.finish();
+        let empty = Expansion::empty([0.25, 0.25, 0.25], 0.0);
+        let frame = Frame::new([0.5; 3], 0.5);
+        let lanes = ExpansionLanes::new(&[e, empty], &frame);
+        let mut hair = frame.offset([0.25; 3]);
+        hair[2] = hair[2].next_up();
+        let (mask, sum) = lanes.eval_far(hair, 1.69);
+        assert_eq!(mask & 2, 0, "the slot a hair away is not far");
+        assert!(sum.is_finite());
+        let (mask, sum) = lanes.eval_far([3e38, -3e38, 1e38], 1.69);
+        assert_eq!(mask, 3);
+        assert_eq!(sum, 0.0);
     }
 }

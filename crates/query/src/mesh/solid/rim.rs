@@ -22,7 +22,7 @@ use raypick_primitives::{Point3, Real};
 
 use super::angle::{dot, sub, V64};
 use super::expansion::{centroid, Expansion};
-use super::lanes::{ExpansionLanes, LANES};
+use super::lanes::{ExpansionLanes, Frame, LANES};
 use super::stack::Stack;
 use super::strips::{multiply, StripLanes, Turn};
 
@@ -72,7 +72,7 @@ struct FarStrips {
 /// so that the axis the strips are swept along, the rim's thinnest, is the last.
 #[derive(Clone, Debug)]
 pub(crate) struct Rim {
-    /// One node's runs per entry, as expansion lanes (centers relative to `origin`).
+    /// One node's runs per entry, as expansion lanes in `frame`.
     lanes: Vec<ExpansionLanes>,
     /// `runs[node * 8 + slot]`.
     runs: Vec<Run>,
@@ -80,8 +80,8 @@ pub(crate) struct Rim {
     far: Vec<FarStrips>,
     /// The edges of each leaf run.
     leaves: Vec<StripLanes>,
-    /// The middle of the mesh's box, turned (the origin of the query's f32 offsets).
-    origin: V64,
+    /// The lanes' frame (the mesh's, turned).
+    frame: Frame,
     /// Turned coordinate `k` is the mesh's coordinate `turn[k]`.
     turn: [usize; 3],
 }
@@ -215,14 +215,14 @@ impl Rim {
         let turn = [(axis + 1) % 3, (axis + 2) % 3, axis];
         let turned = |p: [Real; 3]| turn.map(|k| f64::from(p[k]));
         let edges: Vec<[V64; 2]> = edges.iter().map(|e| e.map(turned)).collect();
-        let mid = [0, 1, 2].map(|a| 0.5 * (f64::from(b.min[a]) + f64::from(b.max[a])));
-        let origin = turn.map(|k| mid[k]);
+        let mut frame = super::tree::frame_of(b);
+        frame.origin = turn.map(|k| frame.origin[k]);
         let mut rim = Rim {
             lanes: Vec::new(),
             runs: Vec::new(),
             far: Vec::new(),
             leaves: Vec::new(),
-            origin,
+            frame,
             turn,
         };
         // Nodes breadth first: each node's runs, with a child node for a run longer than a
@@ -270,7 +270,7 @@ impl Rim {
                 runs[k] = run;
             }
             far.lanes = StripLanes::new(singles.into_iter());
-            rim.lanes.push(ExpansionLanes::new(&slots, origin));
+            rim.lanes.push(ExpansionLanes::new(&slots, &rim.frame));
             rim.runs.extend(runs);
             rim.far.push(far);
             n += 1;
@@ -284,7 +284,7 @@ impl Rim {
     /// its corners).
     pub(crate) fn fraction(&self, p: Point3<Real>) -> Option<f64> {
         let q = self.turn.map(|k| f64::from(p[k]));
-        let rel = [0, 1, 2].map(|a| (q[a] - self.origin[a]) as f32);
+        let rel = self.frame.offset(q);
         let ratio2 = (RIM_RATIO * RIM_RATIO) as f32;
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();

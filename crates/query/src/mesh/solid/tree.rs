@@ -8,7 +8,7 @@ use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 
 use super::angle::{dot, solid_angle, sub, v64, V64};
 use super::expansion::{centroid, Expansion};
-use super::lanes::ExpansionLanes;
+use super::lanes::{ExpansionLanes, Frame};
 #[cfg(test)]
 use super::rim::rim_edges;
 use super::rim::{mesh_rim, Rim};
@@ -28,7 +28,9 @@ pub(crate) const FAR_RATIO: f64 = 4.0;
 /// about 13 times. Measured worst errors against the brute-force sum: 2.1e-2 on the test
 /// meshes (`RAYPICK_LONG=1`), 1.3e-2 on `terrain_1m`, 1.8e-2 on `noisy_250k`, 8.6e-3 on
 /// `soup_100k` (300 to 2,000 points uniform in their boxes grown by 20%); at 1.5, 1.3e-2
-/// on the test meshes (a quarter more work on `soup_100k`), at 2, 3.4e-3.
+/// on the test meshes (a quarter more work on `soup_100k`), at 2, 3.4e-3. Not a bound: the
+/// `solid` fuzz target's folded cubes reach 4.6e-2 (a cluster of large triangles just past
+/// 1.3 radii), which the side decisions' 0.1 margin from 0.5 still covers.
 ///
 /// [`Mesh::winding_side`]: crate::Mesh
 pub(crate) const COARSE_RATIO: f64 = 1.3;
@@ -42,10 +44,10 @@ const RIM_SHARE: usize = 4;
 /// One expansion per slot of the mesh's tree: `slots[node * 8 + slot]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
-    /// One node's slots per entry, in f32 lanes, centers relative to `origin`.
+    /// One node's slots per entry, in f32 lanes, in `frame`.
     lanes: Vec<ExpansionLanes>,
-    /// The middle of the mesh's box.
-    origin: V64,
+    /// The lanes' frame: the middle of the mesh's box, lengths over its size.
+    frame: Frame,
     /// Whether the surface is closed (its rim is empty, corners welded by position), and
     /// the rim of an open one with a short rim; found on first use.
     boundary: std::sync::OnceLock<(bool, Option<Rim>)>,
@@ -90,6 +92,13 @@ fn radius(c: V64, b: &Aabb) -> f64 {
 
 fn norm(v: V64) -> f64 {
     dot(v, v).sqrt()
+}
+
+/// The frame of the lanes of a mesh with bounds `b`.
+pub(super) fn frame_of(b: &Aabb) -> Frame {
+    let (lo, hi) = (v64(&b.min), v64(&b.max));
+    let half = (0..3).map(|a| 0.5 * (hi[a] - lo[a])).fold(0.0, f64::max);
+    Frame::new(box_center(b), half)
 }
 
 fn box_center(b: &Aabb) -> V64 {
@@ -164,15 +173,15 @@ impl WindingTree {
         for e in &mut slots {
             e.finish();
         }
-        let origin = box_center(&mesh.bounds());
+        let frame = frame_of(&mesh.bounds());
         let lanes = nodes
             .iter()
             .enumerate()
-            .map(|(n, node)| ExpansionLanes::new(&slots[n * W..n * W + node.child_count()], origin))
+            .map(|(n, node)| ExpansionLanes::new(&slots[n * W..n * W + node.child_count()], &frame))
             .collect();
         WindingTree {
             lanes,
-            origin,
+            frame,
             boundary: std::sync::OnceLock::new(),
         }
     }
@@ -244,7 +253,7 @@ impl WindingTree {
         ratio2: f64,
     ) -> (f64, bool, bool) {
         let q = v64(&p);
-        let rel = [0, 1, 2].map(|a| (q[a] - self.origin[a]) as f32);
+        let rel = self.frame.offset(q);
         let ratio2 = ratio2 as f32;
         let (mut value, mut on_surface, mut untouched) = (0.0, false, TOUCH);
         if nodes.is_empty() {
@@ -255,7 +264,9 @@ impl WindingTree {
         } else {
             0.0
         };
-        let tiny2 = margin * margin;
+        // The margin in frame units, for the lanes' squared radii.
+        let tiny = self.frame.length(f64::from(margin)) as f32;
+        let tiny2 = tiny * tiny;
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();
         #[cfg(not(target_arch = "x86_64"))]
