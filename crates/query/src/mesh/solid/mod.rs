@@ -6,6 +6,7 @@ mod expansion;
 mod grid;
 mod lanes;
 mod pair;
+mod pieces;
 #[cfg(test)]
 pub(crate) mod probes;
 mod rim;

@@ -185,7 +185,19 @@ fn rim_loops(mut rim: Vec<(u32, u32)>, positions: &[[Real; 3]]) -> (Vec<[[Real; 
         // The loop's edges, `start..`, end where it does.
         loop_end.resize(edges.len(), edges.len() as u32);
     }
-    (edges, loop_end)
+    // Loops in the Morton order of their first corners, so that a run across several small
+    // loops (the holes of a scan, the open faces of a CAD model) is compact.
+    let starts: Vec<usize> = (0..edges.len())
+        .filter(|&i| i == 0 || loop_end[i - 1] as usize == i)
+        .collect();
+    let firsts: Vec<Point3<Real>> = starts.iter().map(|&i| Point3::from(edges[i][0])).collect();
+    let (mut sorted, mut sorted_end) = (Vec::with_capacity(edges.len()), Vec::new());
+    for k in raypick_bvh::morton_order(&firsts) {
+        let start = starts[k as usize];
+        sorted.extend_from_slice(&edges[start..loop_end[start] as usize]);
+        sorted_end.resize(sorted.len(), sorted.len() as u32);
+    }
+    (sorted, sorted_end)
 }
 
 impl Rim {

@@ -9,6 +9,7 @@ use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 use super::angle::{dot, solid_angle, sub, v64, V64};
 use super::expansion::{centroid, Expansion};
 use super::lanes::{ExpansionLanes, Frame};
+use super::pieces::pieces_mesh;
 #[cfg(test)]
 use super::rim::rim_edges;
 use super::rim::{mesh_rim, Rim};
@@ -51,6 +52,9 @@ pub(crate) struct WindingTree {
     /// Whether the surface is closed (its rim is empty, corners welded by position), and
     /// the rim of an open one with a short rim; found on first use.
     boundary: std::sync::OnceLock<(bool, Option<Rim>)>,
+    /// An open mesh of long slivers cut into compact pieces ([`pieces_mesh`]), built on
+    /// first use; always `None` on such a mesh of pieces.
+    pieces: std::sync::OnceLock<Option<Box<Mesh>>>,
 }
 
 /// True when every edge is used as often in one direction as in the other, by the vertex
@@ -183,7 +187,24 @@ impl WindingTree {
             lanes,
             frame,
             boundary: std::sync::OnceLock::new(),
+            pieces: std::sync::OnceLock::new(),
         }
+    }
+
+    /// `mesh` (the mesh this tree was built for) cut into compact pieces, when it is open
+    /// and of long slivers: its winding number is summed over them ([`pieces_mesh`]).
+    pub(crate) fn pieces(&self, mesh: &Mesh) -> Option<&Mesh> {
+        self.pieces
+            .get_or_init(|| {
+                if self.closed(mesh) {
+                    return None;
+                }
+                let pieces = pieces_mesh(mesh)?;
+                // The pieces are compact: they sum as they are.
+                let _ = pieces.winding_tree().pieces.set(None);
+                Some(Box::new(pieces))
+            })
+            .as_deref()
     }
 
     /// Whether `mesh` (the mesh this tree was built for) is closed: every edge used as

@@ -71,6 +71,13 @@ impl Mesh {
     /// are built at the first solid query (a pass over the triangles and nodes) and
     /// rebuilt after [`Mesh::update_positions`].
     ///
+    /// Open meshes of long slivers (at least 5% of the triangles with an edge longer than 4
+    /// typical triangle sizes: CAD tessellations) sum over compact pieces of their
+    /// triangles instead, built at the first solid query (long edges cut at their
+    /// midpoints, at most 16 pieces per triangle over all): a leaf holding a sliver is
+    /// otherwise as large as the sliver, and near every point. The pieces tile the
+    /// triangles up to the f32 rounding of the midpoints.
+    ///
     /// Open meshes with a short rim (at most one boundary edge per 4 triangles: terrains,
     /// scans with holes) take the winding number modulo 1 from the rim instead, exactly up
     /// to the same kind of expansion of its runs (measured within 5e-5), and the integer
@@ -146,6 +153,15 @@ impl Mesh {
                     untouched: true,
                 };
             }
+        }
+        // Long slivers: the sum over their pieces. Its distance-0 vouching is for the pieces
+        // (off the triangles by the midpoints' rounding), not for this mesh's triangles.
+        if let Some(pieces) = tree.pieces(self) {
+            let w = pieces.winding_at(p, distance, side);
+            return Winding {
+                untouched: false,
+                ..w
+            };
         }
         // Whether the caller may want the distance-0 check answered: side decisions whose
         // distance is not known (`Mesh::contains`, the scene's).
