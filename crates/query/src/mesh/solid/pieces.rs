@@ -184,13 +184,7 @@ mod tests {
             } else {
                 // Just above or below a sliver, where its pieces are near.
                 let t = &pos[pos.len() - 27 - 3 * rng.gen_range(1..=32)..][..3];
-                let (u, v) = (rng.gen::<f32>(), rng.gen::<f32>());
-                let (u, v) = if u + v > 1.0 {
-                    (1.0 - u, 1.0 - v)
-                } else {
-                    (u, v)
-                };
-                let x = t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v;
+                let x = super::super::probes::point_on(t, &mut rng);
                 x + nalgebra::Vector3::z()
                     * [1e-3f32, -1e-3, 2e-2, -2e-2][i % 4 / 2 * 2 + usize::from(rng.gen::<bool>())]
             };

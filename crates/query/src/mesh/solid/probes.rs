@@ -41,6 +41,17 @@ pub(crate) fn probes(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> Vec<Point3<Real>
     out
 }
 
+/// A point uniform on the triangle `t`.
+pub(crate) fn point_on(t: &[Point3<Real>], rng: &mut rand_pcg::Pcg64) -> Point3<Real> {
+    let (u, v) = (rng.gen::<f32>(), rng.gen::<f32>());
+    let (u, v) = if u + v > 1.0 {
+        (1.0 - u, 1.0 - v)
+    } else {
+        (u, v)
+    };
+    t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v
+}
+
 /// A soup of `n` triangles in the cube of side `size` at `offset`: most small, some
 /// long slivers, some degenerate, a few far smaller than the coordinates' f32 steps
 /// allow to tell apart (corners a step or two apart).

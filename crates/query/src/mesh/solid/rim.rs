@@ -455,13 +455,7 @@ mod tests {
                     }))
                 } else {
                     let t = mesh.tris.get(rng.gen_range(0..mesh.tris.iter().len()));
-                    let (u, v) = (rng.gen::<f32>(), rng.gen::<f32>());
-                    let (u, v) = if u + v > 1.0 {
-                        (1.0 - u, 1.0 - v)
-                    } else {
-                        (u, v)
-                    };
-                    let x = t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v;
+                    let x = super::super::probes::point_on(&t, &mut rng);
                     let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
                     x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
                 };
