@@ -37,46 +37,13 @@ fn split_mesh(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Mesh {
     Mesh::with_config(points, triangles.to_vec(), &config).expect("valid mesh")
 }
 
-/// The fuzz target's cube: the 26 points of the 3 x 3 x 3 lattice but its centre, and its
-/// surface as 2 x 2 squares per face, two triangles each, wound outward (the target's order).
+#[path = "../fuzz/fuzz_targets/cube.rs"]
+mod cube;
+
+/// The fuzz target's cube (its order of points and triangles), as f32 positions.
 fn cube() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let mut lattice = Vec::new();
-    for x in -1..=1 {
-        for y in -1..=1 {
-            for z in -1..=1 {
-                if (x, y, z) != (0, 0, 0) {
-                    lattice.push([x, y, z]);
-                }
-            }
-        }
-    }
-    let index = |p: [i32; 3]| lattice.iter().position(|&q| q == p).expect("lattice") as u32;
-    let mut tris = Vec::new();
-    for axis in 0..3 {
-        for side in [-1, 1] {
-            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-            for i in -1..1 {
-                for j in -1..1 {
-                    let at = |a: i32, b: i32| {
-                        let mut p = [0; 3];
-                        p[axis] = side;
-                        p[u] = a;
-                        p[v] = b;
-                        index(p)
-                    };
-                    let (p00, p10, p11, p01) =
-                        (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
-                    if side > 0 {
-                        tris.extend([[p00, p10, p11], [p00, p11, p01]]);
-                    } else {
-                        tris.extend([[p00, p11, p10], [p00, p01, p11]]);
-                    }
-                }
-            }
-        }
-    }
-    let positions = lattice.iter().map(|p| p.map(|c| c as f32)).collect();
-    (positions, tris)
+    let (lattice, tris) = cube::cube_topology();
+    (lattice.iter().map(|p| p.map(|c| c as f32)).collect(), tris)
 }
 
 /// The cube with the triangles at `removed` (ascending) taken out.

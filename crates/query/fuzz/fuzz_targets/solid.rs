@@ -26,6 +26,10 @@ const MAX_POINTS: u8 = 24;
 mod bytes;
 use bytes::Bytes;
 
+#[path = "cube.rs"]
+mod cube;
+use cube::cube_topology;
+
 impl Bytes<'_> {
     /// A coordinate on the grid of halves in [-2, 2].
     fn half(&mut self) -> Real {
@@ -45,50 +49,6 @@ impl Bytes<'_> {
         };
         Point3::new(c(), c(), c())
     }
-}
-
-/// A cube's surface cut into 2 x 2 squares per face, two triangles each, wound outward:
-/// 26 vertices (on the grid of the cube's 3 x 3 x 3 lattice points, all but the centre) and
-/// 48 triangles, every edge used once each way.
-fn cube_topology() -> (Vec<[i32; 3]>, Vec<[u32; 3]>) {
-    let mut lattice = Vec::new();
-    for x in -1..=1 {
-        for y in -1..=1 {
-            for z in -1..=1 {
-                if (x, y, z) != (0, 0, 0) {
-                    lattice.push([x, y, z]);
-                }
-            }
-        }
-    }
-    let index = |p: [i32; 3]| lattice.iter().position(|&q| q == p).unwrap() as u32;
-    let mut tris = Vec::new();
-    for axis in 0..3 {
-        for side in [-1, 1] {
-            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-            for i in -1..1 {
-                for j in -1..1 {
-                    let at = |a: i32, b: i32| {
-                        let mut p = [0; 3];
-                        p[axis] = side;
-                        p[u] = a;
-                        p[v] = b;
-                        index(p)
-                    };
-                    let (p00, p10, p11, p01) =
-                        (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
-                    if side > 0 {
-                        tris.push([p00, p10, p11]);
-                        tris.push([p00, p11, p01]);
-                    } else {
-                        tris.push([p00, p11, p10]);
-                        tris.push([p00, p01, p11]);
-                    }
-                }
-            }
-        }
-    }
-    (lattice, tris)
 }
 
 /// The winding number by the sum of solid angles (Van Oosterom and Strackee), and the
