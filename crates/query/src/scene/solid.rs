@@ -161,15 +161,18 @@ impl Scene {
     }
 
     /// True when some object is a mesh that is not closed (its solid queries sum winding
-    /// numbers rather than count one ray).
+    /// numbers rather than count one ray). Builds every mesh's solid structures on the way
+    /// (`Mesh::solid_tree`), as the batches that ask it are about to go parallel.
     fn any_open_mesh(&self) -> bool {
-        self.instances().any(|id| {
-            self.slot_object(id.index())
-                .is_some_and(|obj| match &obj.geometry {
-                    Geometry::Mesh { mesh, .. } => !mesh.winding_tree().closed(mesh),
-                    Geometry::Shape(_) => false,
-                })
-        })
+        let mut open = false;
+        for id in self.instances() {
+            if let Some(Geometry::Mesh { mesh, .. }) =
+                self.slot_object(id.index()).map(|obj| &obj.geometry)
+            {
+                open |= !mesh.solid_tree().closed(mesh);
+            }
+        }
+        open
     }
 
     /// [`Scene::winding_number`] for every point, in parallel; each answer is exactly the
@@ -188,6 +191,7 @@ impl Scene {
     /// [`Scene::signed_distance`] for every point, in parallel.
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SceneSignedDistance>> {
+        self.any_open_mesh();
         crate::mesh::par_map(points, true, |p| self.signed_distance(*p))
     }
 }

@@ -119,7 +119,7 @@ impl Mesh {
     /// [`Mesh::contains`] at every sample of `grid`, in the grid's order, in parallel.
     #[must_use]
     pub fn occupancy_grid(&self, grid: &GridConfig) -> Vec<bool> {
-        self.winding_tree();
+        self.solid_tree();
         grid.map(|p| self.contains(p))
     }
 
@@ -135,7 +135,7 @@ impl Mesh {
     /// only computed near the surface. The answers are exactly the single-point ones.
     #[must_use]
     pub fn signed_distance_grid(&self, grid: &GridConfig) -> Vec<Real> {
-        let tree = self.winding_tree();
+        let tree = self.solid_tree();
         let [nx, ny, _] = grid.resolution;
         if grid.is_empty() {
             return Vec::new();
@@ -197,7 +197,7 @@ impl Mesh {
     /// [`Mesh::winding_number`] at every sample of `grid`, in the grid's order, in parallel.
     #[must_use]
     pub fn winding_number_grid(&self, grid: &GridConfig) -> Vec<Real> {
-        self.winding_tree();
+        self.solid_tree();
         grid.map(|p| self.winding_number(p))
     }
 }

@@ -117,7 +117,7 @@ impl Mesh {
     /// the single-point one.
     #[must_use]
     pub fn contains_points(&self, points: &[Point3<Real>]) -> Vec<bool> {
-        let open = !self.winding_tree().closed(self);
+        let open = !self.solid_tree().closed(self);
         par_map(points, open, |p| self.contains(*p))
     }
 
@@ -125,7 +125,7 @@ impl Mesh {
     /// exactly the single-point one.
     #[must_use]
     pub fn signed_distances(&self, points: &[Point3<Real>]) -> Vec<Option<SignedDistance>> {
-        self.winding_tree();
+        self.solid_tree();
         par_map(points, true, |p| self.signed_distance(*p))
     }
 }

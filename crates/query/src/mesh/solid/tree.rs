@@ -98,6 +98,19 @@ fn norm(v: V64) -> f64 {
     dot(v, v).sqrt()
 }
 
+/// The value of `cell`, computed by `make` outside the cell's lock when unset: building a
+/// rim or a mesh of pieces runs on rayon, whose waiting workers run other jobs, and a job
+/// that needs the same cell then builds its own (racing builds agree; the first set is
+/// kept) where waiting on the lock would wait on itself.
+fn outside_lock<T>(cell: &std::sync::OnceLock<T>, make: impl FnOnce() -> T) -> &T {
+    if let Some(v) = cell.get() {
+        return v;
+    }
+    let v = make();
+    let _ = cell.set(v);
+    cell.get().expect("set just above")
+}
+
 /// The frame of the lanes of a mesh with bounds `b`.
 pub(super) fn frame_of(b: &Aabb) -> Frame {
     let (lo, hi) = (v64(&b.min), v64(&b.max));
@@ -194,17 +207,26 @@ impl WindingTree {
     /// `mesh` (the mesh this tree was built for) cut into compact pieces, when it is open
     /// and of long slivers: its winding number is summed over them ([`pieces_mesh`]).
     pub(crate) fn pieces(&self, mesh: &Mesh) -> Option<&Mesh> {
-        self.pieces
-            .get_or_init(|| {
-                if self.closed(mesh) {
-                    return None;
-                }
-                let pieces = pieces_mesh(mesh)?;
-                // The pieces are compact: they sum as they are.
-                let _ = pieces.winding_tree().pieces.set(None);
-                Some(Box::new(pieces))
-            })
-            .as_deref()
+        outside_lock(&self.pieces, || {
+            if self.closed(mesh) {
+                return None;
+            }
+            let pieces = pieces_mesh(mesh)?;
+            // The pieces are compact: they sum as they are.
+            let _ = pieces.winding_tree().pieces.set(None);
+            Some(Box::new(pieces))
+        })
+        .as_deref()
+    }
+
+    /// Builds what the solid queries on `mesh` (the mesh this tree was built for) build on
+    /// first use: batches call it before going parallel, so that their workers find it
+    /// built.
+    pub(crate) fn prepare(&self, mesh: &Mesh) {
+        self.boundary(mesh);
+        if let Some(pieces) = self.pieces(mesh) {
+            pieces.winding_tree().prepare(pieces);
+        }
     }
 
     /// Whether `mesh` (the mesh this tree was built for) is closed: every edge used as
@@ -224,7 +246,7 @@ impl WindingTree {
     }
 
     fn boundary(&self, mesh: &Mesh) -> &(bool, Option<Rim>) {
-        self.boundary.get_or_init(|| {
+        outside_lock(&self.boundary, || {
             let (edges, positions) = mesh_rim(mesh);
             if edges.is_empty() {
                 return (true, None);

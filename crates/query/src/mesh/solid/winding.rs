@@ -235,11 +235,19 @@ impl Mesh {
         self.winding.get_or_init(|| WindingTree::build(self))
     }
 
+    /// [`Mesh::winding_tree`] with everything the solid queries build on first use built
+    /// (see [`WindingTree::prepare`]): what a batch calls before going parallel.
+    pub(crate) fn solid_tree(&self) -> &WindingTree {
+        let tree = self.winding_tree();
+        tree.prepare(self);
+        tree
+    }
+
     /// [`Mesh::winding_number`] for every point, in parallel with rayon; each answer is
     /// exactly the single-point one.
     #[must_use]
     pub fn winding_numbers(&self, points: &[Point3<Real>]) -> Vec<Real> {
-        let open = !self.winding_tree().closed(self);
+        let open = !self.solid_tree().closed(self);
         super::par_map(points, open, |p| self.winding_number(*p))
     }
 }
