@@ -16,7 +16,6 @@ mod tile_util;
 
 use mesh_util::*;
 use raypick_primitives::{Aabb, Cull, Point3, Ray, Vector3};
-use raypick_query::mesh::NodeLayout;
 use raypick_query::{Hit, Mesh, RayQuery};
 use tile_util::*;
 
@@ -61,18 +60,6 @@ fn check(mesh: &Mesh, what: &str, rays: &[Ray], q: &RayQuery) -> (Vec<Option<Hit
     });
     let hits = out.iter().filter(|h| h.is_some()).count();
     (out, hits)
-}
-
-/// The mesh in both node layouts (built with the preset `RAYPICK_TEST_PRESET` names); the
-/// compact one is forced, as these meshes are below the size that picks it.
-fn layouts(tm: &TestMesh) -> [Mesh; 2] {
-    let mut plain = tm.mesh();
-    plain.set_node_layout(NodeLayout::Plain).unwrap();
-    let mut compact = plain.clone();
-    compact.set_node_layout(NodeLayout::Compact).unwrap();
-    assert_eq!(plain.node_layout(), NodeLayout::Plain);
-    assert_eq!(compact.node_layout(), NodeLayout::Compact);
-    [plain, compact]
 }
 
 // ---- frames and meshes ----

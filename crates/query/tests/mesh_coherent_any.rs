@@ -12,7 +12,6 @@ mod tile_util;
 
 use mesh_util::*;
 use raypick_primitives::{Cull, Ray, Vector3};
-use raypick_query::mesh::NodeLayout;
 use raypick_query::{Mesh, MeshError, RayQuery};
 use tile_util::*;
 
@@ -74,15 +73,6 @@ fn check(mesh: &Mesh, what: &str, rays: &[Ray], q: &RayQuery) -> usize {
         )
     });
     out.iter().filter(|h| h.is_some()).count()
-}
-
-/// The mesh in both node layouts, the compact one forced.
-fn layouts(tm: &TestMesh) -> [Mesh; 2] {
-    let mut plain = tm.mesh();
-    plain.set_node_layout(NodeLayout::Plain).unwrap();
-    let mut compact = plain.clone();
-    compact.set_node_layout(NodeLayout::Compact).unwrap();
-    [plain, compact]
 }
 
 fn side() -> usize {

@@ -574,3 +574,16 @@ pub fn oracle_all(m: &TestMesh, ray: &Ray, t_min: f32, t_max: f32) -> (Vec<(f64,
 pub use raypick_test_support::{
     point_tri_dist2_f64, rel, rerun_on_every_preset, rerun_on_every_simd_path,
 };
+
+/// The mesh in both node layouts (built with the preset `RAYPICK_TEST_PRESET` names); the
+/// compact one is forced, as test meshes are below the size that picks it.
+pub fn layouts(tm: &TestMesh) -> [raypick_query::Mesh; 2] {
+    use raypick_query::mesh::NodeLayout;
+    let mut plain = tm.mesh();
+    plain.set_node_layout(NodeLayout::Plain).unwrap();
+    let mut compact = plain.clone();
+    compact.set_node_layout(NodeLayout::Compact).unwrap();
+    assert_eq!(plain.node_layout(), NodeLayout::Plain);
+    assert_eq!(compact.node_layout(), NodeLayout::Compact);
+    [plain, compact]
+}
