@@ -41,18 +41,11 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    /// The frame of a box with middle `origin` and largest half extent `half`: the least
-    /// power of two at least `half` (1 for an empty or flat-to-a-point box).
+    /// The frame of a box with middle `origin` and largest half extent `half`: a power of
+    /// two within a factor 2 of `half` (1 for an empty or flat-to-a-point box).
     pub(crate) fn new(origin: V64, half: f64) -> Self {
         let scale = if half > 0.0 && half.is_finite() {
-            let mut s = 1.0f64;
-            while s < half && s < 1e300 {
-                s *= 2.0;
-            }
-            while s * 0.5 >= half && s > 1e-300 {
-                s *= 0.5;
-            }
-            s
+            2f64.powi(half.log2().round().clamp(-1000.0, 1000.0) as i32)
         } else {
             1.0
         };

@@ -418,7 +418,9 @@ mod tests {
         let q = v64(&p);
         mesh.tris
             .iter()
-            .map(|t| solid_angle(q, v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
+            .enumerate()
+            .filter(|(pos, _)| !mesh.is_secondary(*pos))
+            .map(|(_, t)| solid_angle(q, v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
             .sum()
     }
 
@@ -466,7 +468,6 @@ mod tests {
                 worst = worst.max(err);
                 checked += 1;
             }
-            eprintln!("checked {checked} worst {worst:e}");
             assert!(checked > 2_900, "{checked} points answered");
             assert!(worst < 1e-3, "worst {worst}");
         }
