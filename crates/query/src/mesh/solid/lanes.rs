@@ -131,6 +131,23 @@ impl ExpansionLanes {
         l
     }
 
+    /// The slots whose column, the disk of their radius grown by `grow` around their center
+    /// in the first two coordinates, holds `q`'s first two (in the frame), as a bit mask:
+    /// a point outside it is not above or below anything in the slot's ball.
+    #[inline(always)]
+    pub(crate) fn columns(&self, q: [f32; 3], grow: f32) -> u32 {
+        // (r + g)^2 <= r^2 (1 + g) + g + g^2, as 2r <= r^2 + 1: no square root.
+        let (scale, add) = (1.0 + grow, grow + grow * grow);
+        let mut mask = 0u32;
+        for i in 0..LANES {
+            let (dx, dy) = (self.c[0][i] - q[0], self.c[1][i] - q[1]);
+            // NaN holds.
+            let beside = dx * dx + dy * dy > self.r2[i] * scale + add;
+            mask |= u32::from(!beside) << i;
+        }
+        mask
+    }
+
     /// The slots farther from `q` (in the frame) than `ratio2` squared radii (and than
     /// [`NEAREST2`]), as a bit mask, and the sum of their expansions' winding numbers.
     #[inline(always)]

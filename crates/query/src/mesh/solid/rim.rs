@@ -1,12 +1,13 @@
-//! The boundary curve (rim) of an open mesh, and the winding number modulo 1 it gives.
+//! The boundary curve (rim) of an open mesh, and the winding number it gives.
 //!
 //! Across the surface the winding number jumps by exactly 1; modulo 1 it is the solid angle,
 //! over 4π, of any surface spanning the mesh's boundary curve (two such surfaces differ by a
 //! closed one, whose solid angle is a multiple of 4π). On a mesh with a short rim (a terrain,
 //! a scan with holes) the curve has far fewer edges than the mesh has triangles, and a point
 //! near the surface, where the triangle sum needs its finest expansions, is far from most
-//! of it. A side decision whose coarse sum is near 0.5 takes the fraction from the rim and
-//! the integer part from the coarse sum, which is within 3e-2 of the exact one.
+//! of it. The whole winding number is the spanning surface's, whole, plus the crossings of
+//! one ray (see [`Rim::swept`]); where that is in doubt, the fraction from the rim and the
+//! integer part from the coarse sum, which is within 3e-2 of the exact one.
 //!
 //! The spanning surface: each rim edge `u -> v` swept to infinity along an axis `d`, a flat
 //! strip whose solid angle from `p` is that of the spherical triangle with corners `u - p`,
@@ -290,12 +291,34 @@ impl Rim {
         Some(rim)
     }
 
-    /// The winding number of `p` (finite) modulo 1, within 1e-3 of the exact one modulo 1
-    /// (measured within 5e-5), or `None` where a strip's argument is in doubt (`p` within
-    /// about 1e-6 radian of the rim, or of the half-line down the sweep axis from one of
-    /// its corners).
-    pub(crate) fn fraction(&self, p: Point3<Real>) -> Option<f64> {
+    /// The mesh axis the strips are swept along (towards `+`).
+    pub(crate) fn axis(&self) -> usize {
+        self.turn[2]
+    }
+
+    /// The winding number of `p` (finite) of the surface the rim's edges sweep along
+    /// [`Rim::axis`] to infinity, and whether it is whole: if not, only its value modulo 1
+    /// is, which is the mesh's winding number modulo 1. Within 1e-3 of the exact one
+    /// (measured within 5e-5). `None` where a strip's argument is in doubt (`p` within about
+    /// 1e-6 radian of the rim, or of the half-line down the sweep axis from one of its
+    /// corners). Not whole where the projection of `p` along the axis is within `margin` of
+    /// a rim edge's, or within a far run's column (see below).
+    ///
+    /// The mesh's own winding number is this plus the signed crossings of the ray from `p`
+    /// down the axis: the mesh and the swept surface bound a closed one, the ray runs beside
+    /// every strip (it is parallel to them) and ends far below, where both winding numbers
+    /// vanish. So that the count and the strips agree on which side of each rim edge the
+    /// ray passes, it must pass farther from them than the kernel's rounding (`margin`).
+    ///
+    /// A far run stands for its strips as its fan plus the strips to its ends only modulo 1:
+    /// the three bound the column above the fan, whose winding number is the crossings of
+    /// that same ray with the fan. Outside the column of the run's ball they are none.
+    pub(crate) fn swept(&self, p: Point3<Real>, margin: f64) -> Option<(f64, bool)> {
         let q = self.turn.map(|k| f64::from(p[k]));
+        // The columns grown by the margin and the lanes' rounding (the frame's coordinates
+        // are within a few units).
+        let grow = (self.frame.length(margin) + 1e-6) as f32;
+        let mut whole = true;
         let rel = self.frame.offset(q);
         let ratio2 = (RIM_RATIO * RIM_RATIO) as f32;
         #[cfg(target_arch = "x86_64")]
@@ -311,6 +334,9 @@ impl Rim {
             #[cfg(not(target_arch = "x86_64"))]
             let (far, sum) = lanes.eval_far(rel, ratio2);
             value += f64::from(sum);
+            if whole && far & lanes.columns(rel, grow) != 0 {
+                whole = false;
+            }
             let f = &self.far[n];
             let single = far & f.single;
             if single != 0 {
@@ -338,6 +364,9 @@ impl Rim {
                 } else {
                     let all = (1u32 << run.len) - 1;
                     let leaf = &self.leaves[run.leaf as usize];
+                    if whole && !leaf.clear_of(q, all, margin) {
+                        whole = false;
+                    }
                     #[cfg(target_arch = "x86_64")]
                     multiply(&mut turn, leaf, q, all, 0, cpu)?;
                     #[cfg(not(target_arch = "x86_64"))]
@@ -345,7 +374,8 @@ impl Rim {
                 }
             }
         }
-        Some(value + turn.half_angle() / (2.0 * std::f64::consts::PI))
+        let half = turn.unwrapped_half_angle();
+        Some((value + half / (2.0 * std::f64::consts::PI), whole))
     }
 }
 
@@ -461,7 +491,7 @@ mod tests {
                     let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
                     x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
                 };
-                let Some(f) = rim.fraction(p) else {
+                let Some((f, _)) = rim.swept(p, 0.0) else {
                     continue;
                 };
                 let err = off_integer(f - exact(mesh, p));
@@ -471,6 +501,64 @@ mod tests {
             assert!(checked > 2_900, "{checked} points answered");
             assert!(worst < 1e-3, "worst {worst}");
         }
+    }
+
+    /// On the same meshes and points: the swept surface's winding number plus the crossings
+    /// of the ray down its axis is the brute-force winding number within 1e-3, whole, and so
+    /// is [`Mesh::winding_number`].
+    #[test]
+    fn swept_strips_and_the_ray_give_the_whole_winding_number() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0002);
+        let mut whole = 0;
+        let meshes = [
+            super::super::probes::sheet(24),
+            half_sphere(16, 32),
+            holed_box(),
+            annulus(0.2, 64),
+            annulus(0.05, 8),
+        ];
+        for mesh in &meshes {
+            let (edges, positions) = mesh_rim(mesh);
+            let rim = Rim::build(edges, &positions, &mesh.bounds(), usize::MAX).expect("open");
+            let b = mesh.bounds();
+            let margin = 1e-5 * (b.max - b.min).norm();
+            let (mut checked, mut worst) = (0, 0.0f64);
+            for i in 0..3_000 {
+                let p = if i % 2 == 0 {
+                    let grow = 0.2 * (b.max - b.min).norm();
+                    Point3::from(std::array::from_fn(|a| {
+                        rng.gen_range(b.min[a] - grow..b.max[a] + grow)
+                    }))
+                } else {
+                    let t = mesh.tris.get(rng.gen_range(0..mesh.tris.iter().len()));
+                    let x = super::super::probes::point_on(&t, &mut rng);
+                    let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
+                    x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
+                };
+                let Some((swept, true)) = rim.swept(p, f64::from(margin)) else {
+                    continue;
+                };
+                if mesh.nearest_point(&p, margin).is_some() {
+                    continue;
+                }
+                let mut dir = raypick_primitives::Vector3::zeros();
+                dir[rim.axis()] = -1.0;
+                let w = swept + mesh.crossings(p, dir).expect("a valid ray") as f64;
+                let want = exact(mesh, p);
+                worst = worst.max((w - want).abs());
+                whole += usize::from(want.abs() > 0.5);
+                let public = f64::from(mesh.winding_number(p));
+                worst = worst.max((public - want).abs());
+                checked += 1;
+            }
+            assert!(checked > 2_500, "{checked} points answered");
+            assert!(worst < 1e-3, "worst {worst}");
+        }
+        // The meshes that wrap around points (a flat sheet or ring does not).
+        assert!(
+            whole > 500,
+            "{whole} points with a winding number beyond 0.5"
+        );
     }
 
     /// A flat ring in `z = 0` between radius `inner` and 1, `n` segments, normals up: its

@@ -2,7 +2,8 @@
 //! infinity along `+z`, seen from `q`, as a complex factor whose argument is half that angle
 //! (Van Oosterom and Strackee: `tan(Ω / 2) = N / D` with `N = a · (b × z)` and
 //! `D = |a||b| + a · b + a_z |b| + b_z |a|`, `a = u - q`, `b = v - q`). Products of factors
-//! add the angles; one `atan2` at the end reads the sum, modulo 4π.
+//! add the angles; one `atan2` at the end reads the sum modulo 4π, and the turns the product
+//! wrapped, counted from the signs as it goes, give the whole sum.
 
 use super::angle::{dot, sub, V64};
 
@@ -13,24 +14,43 @@ use super::angle::{dot, sub, V64};
 /// it by about 1e-10 radian).
 const GUARD: f64 = 1e-6;
 
-/// A running product of strip factors.
+/// A running product of strip factors, with the number of times its argument passed ±π.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Turn {
     re: f64,
     im: f64,
+    /// Whole turns the product's argument lost to the wrap into `(-π, π]`.
+    wraps: i64,
 }
 
 impl Default for Turn {
     fn default() -> Self {
-        Turn { re: 1.0, im: 0.0 }
+        Turn {
+            re: 1.0,
+            im: 0.0,
+            wraps: 0,
+        }
     }
 }
 
 impl Turn {
-    /// Multiplies in the factor `re + i im`.
+    /// Multiplies in the factor `re + i im` (argument in `(-π, π)`, as every strip's).
+    ///
+    /// The wrap is read from the signs of the imaginary parts, as `atan2` reads them
+    /// (a negative zero is below the axis): two arguments in `[0, π]` whose product lands
+    /// below the axis passed `π`, two below whose product lands above passed `-π`. Where
+    /// rounding could tip the product's sign, its argument is near `±π`, and either side
+    /// gives the same sum; near 0 both products of the imaginary part have the same sign.
     #[inline(always)]
     pub(super) fn mul(&mut self, re: f64, im: f64) {
-        (self.re, self.im) = (self.re * re - self.im * im, self.re * im + self.im * re);
+        let (r, i) = (self.re * re - self.im * im, self.re * im + self.im * re);
+        let (a, b, c) = (
+            self.im.is_sign_negative(),
+            im.is_sign_negative(),
+            i.is_sign_negative(),
+        );
+        self.wraps += i64::from(!a & !b & c) - i64::from(a & b & !c);
+        (self.re, self.im) = (r, i);
     }
 
     /// Keeps the product within f64's range: factors are at most 4 and at least [`GUARD`]
@@ -47,6 +67,12 @@ impl Turn {
     /// Half the solid angle of the strips multiplied in, modulo 2π, in `(-π, π]`.
     pub(super) fn half_angle(&self) -> f64 {
         self.im.atan2(self.re)
+    }
+
+    /// Half the solid angle of the strips multiplied in: [`Turn::half_angle`] with the
+    /// wrapped turns added back.
+    pub(super) fn unwrapped_half_angle(&self) -> f64 {
+        self.half_angle() + self.wraps as f64 * (2.0 * std::f64::consts::PI)
     }
 
     /// Multiplies in the strip of `u -> v` seen from `q`, `m` times (its conjugate for
@@ -114,6 +140,32 @@ impl StripLanes {
             mask |= u32::from(o) << i;
         }
         (re, im, mask)
+    }
+}
+
+impl StripLanes {
+    /// True when the projection of `q` along the sweep axis is farther than `margin` from the
+    /// line through each edge of the lanes in `mask`, also projected (from the point, for an
+    /// edge along the axis): the ray from `q` down the axis then passes that edge by more
+    /// than `margin`.
+    #[inline(always)]
+    pub(super) fn clear_of(&self, q: V64, mask: u32, margin: f64) -> bool {
+        let mut near = 0u32;
+        for i in 0..8 {
+            let a = [self.u[0][i] - q[0], self.u[1][i] - q[1]];
+            let b = [self.v[0][i] - q[0], self.v[1][i] - q[1]];
+            let n = a[0] * b[1] - a[1] * b[0];
+            let e = [self.v[0][i] - self.u[0][i], self.v[1][i] - self.u[1][i]];
+            let len2 = e[0] * e[0] + e[1] * e[1];
+            // Not `>`: NaN is near.
+            let clear = if len2 > 0.0 {
+                n * n > margin * margin * len2
+            } else {
+                a[0] * a[0] + a[1] * a[1] > margin * margin
+            };
+            near |= u32::from(!clear) << i;
+        }
+        near & mask == 0
     }
 }
 

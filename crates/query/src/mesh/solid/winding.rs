@@ -3,6 +3,7 @@
 
 use raypick_primitives::{Point3, Real, Vector3};
 
+use super::rim::Rim;
 use super::tree::{COARSE_RATIO, FAR_RATIO};
 use super::WindingTree;
 use crate::Mesh;
@@ -79,12 +80,17 @@ impl Mesh {
     /// triangles up to the f32 rounding of the midpoints.
     ///
     /// Open meshes with a short rim (at most one boundary edge per 4 triangles: terrains,
-    /// scans with holes) take the winding number modulo 1 from the rim instead, exactly up
-    /// to the same kind of expansion of its runs (measured within 5e-5), and the integer
-    /// part from the cheap sum at 1.3 radii, which is within 3e-2: near the surface the
-    /// triangles' sum needs its finest expansions, while the rim is far. Points within about
-    /// 1e-6 radian of the rim, or of the line through one of its corners along the rim's
-    /// thinnest axis, take the sum above.
+    /// scans with holes) take it from the rim instead: near the surface the triangles' sum
+    /// needs its finest expansions, while the rim is far. The rim's edges swept to infinity
+    /// along its thinnest axis span a surface whose winding number is exact up to the same
+    /// kind of expansion of the rim's runs (measured within 5e-5); the mesh's is that plus
+    /// the signed crossings of the ray from `p` down that axis, counted as on closed meshes
+    /// (the ray never meets the swept surface). Where the count is in doubt (`p` within the
+    /// closed meshes' margin of the surface, or its ray as near a rim edge) or a far run's
+    /// expansion stands for its edges only modulo 1 (`p` above or below it), the rim gives
+    /// the value modulo 1 and the cheap sum at 1.3 radii the integer part (it is within
+    /// 3e-2). Points within about 1e-6 radian of the rim, or of the line through one of its
+    /// corners along the sweep axis, take the sum above.
     ///
     /// ```
     /// use raypick_query::Mesh;
@@ -131,7 +137,8 @@ impl Mesh {
     /// ([`Mesh::crossings`]): the sign of the ray's `t` is only in doubt for a triangle
     /// within the kernel's rounding of `p`, so points farther than [`ray_margin`] from the
     /// surface take the ray. Nearer points, and open meshes, sum the solid angles; open
-    /// meshes with a short rim ([`WindingTree::rim`]) take the fine value from the rim.
+    /// meshes with a short rim ([`WindingTree::rim`]) take the fine value from the rim and
+    /// one ray ([`Rim::swept`]).
     fn winding_at(&self, p: Point3<Real>, distance: Option<Real>, side: bool) -> Winding {
         if !p.iter().all(|c| c.is_finite()) {
             return Winding {
@@ -167,6 +174,17 @@ impl Mesh {
         // distance is not known (`Mesh::contains`, the scene's).
         let touch = side && distance.is_none();
         let rim = tree.rim(self);
+        // The rim's value, whole from the rim and one ray where it can be: cheaper than the
+        // fine sum, but not than the coarse one, which decides most sides alone (a side
+        // decision takes the rim's value after it, and its integer part from it).
+        let margin = ray_margin(&self.bounds(), &p);
+        let mut rim_value = None;
+        if let Some(r) = rim.filter(|_| !side) {
+            rim_value = r.swept(p, f64::from(margin));
+            if let Some(w) = self.whole_by_rim(r, rim_value, p, distance, margin) {
+                return w;
+            }
+        }
         if side || rim.is_some() {
             let (value, on_surface, untouched) = tree.winding(self, p, COARSE_RATIO, touch);
             if side && !on_surface && (value - 0.5).abs() > SIDE_MARGIN {
@@ -178,9 +196,13 @@ impl Mesh {
                     untouched,
                 };
             }
+            if let Some(r) = rim.filter(|_| side && !on_surface) {
+                rim_value = r.swept(p, f64::from(margin));
+            }
             // The fraction from the rim, the integer part from this sum (within 3e-2 of the
-            // exact one, so the nearest value of the fraction's is the one).
-            if let Some(f) = rim.filter(|_| !on_surface).and_then(|r| r.fraction(p)) {
+            // exact one, so the nearest value of the fraction's is the one). Where the ray
+            // gives the same integer, the value is bit for bit the rim's and the ray's.
+            if let Some((f, _)) = rim_value.filter(|_| !on_surface) {
                 return Winding {
                     value: f + (value - f).round(),
                     on_surface,
@@ -209,11 +231,7 @@ impl Mesh {
             // Outside the box of a closed surface: no crossing on the way out.
             return Some(0);
         }
-        let off = match distance {
-            Some(d) => d > margin,
-            None => self.nearest_point(&p, margin).is_none(),
-        };
-        if !off {
+        if !self.off_surface(p, distance, margin) {
             return None;
         }
         let mut dir = Vector3::zeros();
@@ -228,6 +246,44 @@ impl Mesh {
             }
         }
         self.crossings(p, dir)
+    }
+
+    /// The winding number from the rim's swept surface (`swept`, [`Rim::swept`] at `p`)
+    /// and the crossings of the ray from `p` down its axis, if the first is whole and `p` is
+    /// off the surface by more than `margin`.
+    fn whole_by_rim(
+        &self,
+        rim: &Rim,
+        swept: Option<(f64, bool)>,
+        p: Point3<Real>,
+        distance: Option<Real>,
+        margin: Real,
+    ) -> Option<Winding> {
+        let Some((swept, true)) = swept else {
+            return None;
+        };
+        if !self.off_surface(p, distance, margin) {
+            return None;
+        }
+        let mut dir = Vector3::zeros();
+        dir[rim.axis()] = -1.0;
+        let count = self.crossings(p, dir)?;
+        Some(Winding {
+            value: swept + count as f64,
+            on_surface: false,
+            tolerance: FINE_TOL,
+            off_surface: true,
+            untouched: true,
+        })
+    }
+
+    /// True when `p` is farther than `margin` from the surface: its `distance` if known, else
+    /// a search bounded by `margin`.
+    fn off_surface(&self, p: Point3<Real>, distance: Option<Real>, margin: Real) -> bool {
+        match distance {
+            Some(d) => d > margin,
+            None => self.nearest_point(&p, margin).is_none(),
+        }
     }
 
     /// The far-field expansions, built on first use.
