@@ -177,9 +177,10 @@ impl Mesh {
         // The rim's value, whole from the rim and one ray where it can be: cheaper than the
         // fine sum, but not than the coarse one, which decides most sides alone (a side
         // decision takes the rim's value after it, and its integer part from it).
-        let margin = ray_margin(&self.bounds(), &p);
+        let margin = || ray_margin(&self.bounds(), &p);
         let mut rim_value = None;
         if let Some(r) = rim.filter(|_| !side) {
+            let margin = margin();
             rim_value = r.swept(p, f64::from(margin));
             if let Some(w) = self.whole_by_rim(r, rim_value, p, distance, margin) {
                 return w;
@@ -197,7 +198,7 @@ impl Mesh {
                 };
             }
             if let Some(r) = rim.filter(|_| side && !on_surface) {
-                rim_value = r.swept(p, f64::from(margin));
+                rim_value = r.swept(p, f64::from(margin()));
             }
             // The fraction from the rim, the integer part from this sum (within 3e-2 of the
             // exact one, so the nearest value of the fraction's is the one). Where the ray
