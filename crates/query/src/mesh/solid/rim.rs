@@ -459,6 +459,42 @@ mod tests {
         (x - x.round()).abs()
     }
 
+    /// The rim tests' meshes: an open sheet, a half sphere, a box with two holes of very
+    /// different sizes, and two annuli.
+    fn test_meshes() -> [Mesh; 5] {
+        [
+            super::super::probes::sheet(24),
+            half_sphere(16, 32),
+            holed_box(),
+            annulus(0.2, 64),
+            annulus(0.05, 8),
+        ]
+    }
+
+    /// The rim of `mesh`, however long.
+    fn rim_of(mesh: &Mesh) -> Rim {
+        let (edges, positions) = mesh_rim(mesh);
+        Rim::build(edges, &positions, &mesh.bounds(), usize::MAX).expect("open")
+    }
+
+    /// Probe `i` of a rim test: uniform in the box grown by a fifth of its diagonal (flat
+    /// meshes have flat boxes) for even `i`, else 1e-4, 1e-3 or 1e-2 off the surface along a
+    /// triangle's normal, either side.
+    fn probe(mesh: &Mesh, i: usize, rng: &mut rand_pcg::Pcg64) -> Point3<Real> {
+        let b = mesh.bounds();
+        if i.is_multiple_of(2) {
+            let grow = 0.2 * (b.max - b.min).norm();
+            Point3::from(std::array::from_fn(|a| {
+                rng.gen_range(b.min[a] - grow..b.max[a] + grow)
+            }))
+        } else {
+            let t = mesh.tris.get(rng.gen_range(0..mesh.tris.iter().len()));
+            let x = super::super::probes::point_on(&t, rng);
+            let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
+            x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
+        }
+    }
+
     /// An open sheet, a half sphere and a box with two holes of very different sizes: the
     /// rim's fraction equals the brute-force winding number modulo 1 within 1e-3, at points
     /// uniform in the box grown by a fifth of its diagonal and just off the surface along its
@@ -466,31 +502,11 @@ mod tests {
     #[test]
     fn fraction_is_the_winding_number_modulo_1() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0001);
-        let meshes = [
-            super::super::probes::sheet(24),
-            half_sphere(16, 32),
-            holed_box(),
-            annulus(0.2, 64),
-            annulus(0.05, 8),
-        ];
-        for mesh in &meshes {
-            let (edges, positions) = mesh_rim(mesh);
-            let rim = Rim::build(edges, &positions, &mesh.bounds(), usize::MAX).expect("open");
-            let b = mesh.bounds();
+        for mesh in &test_meshes() {
+            let rim = rim_of(mesh);
             let (mut checked, mut worst) = (0, 0.0f64);
             for i in 0..3_000 {
-                let p = if i % 2 == 0 {
-                    // The box grown by a fifth of its diagonal (flat meshes have flat boxes).
-                    let grow = 0.2 * (b.max - b.min).norm();
-                    Point3::from(std::array::from_fn(|a| {
-                        rng.gen_range(b.min[a] - grow..b.max[a] + grow)
-                    }))
-                } else {
-                    let t = mesh.tris.get(rng.gen_range(0..mesh.tris.iter().len()));
-                    let x = super::super::probes::point_on(&t, &mut rng);
-                    let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
-                    x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
-                };
+                let p = probe(mesh, i, &mut rng);
                 let Some((f, _)) = rim.swept(p, 0.0) else {
                     continue;
                 };
@@ -510,31 +526,13 @@ mod tests {
     fn swept_strips_and_the_ray_give_the_whole_winding_number() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0002);
         let mut whole = 0;
-        let meshes = [
-            super::super::probes::sheet(24),
-            half_sphere(16, 32),
-            holed_box(),
-            annulus(0.2, 64),
-            annulus(0.05, 8),
-        ];
-        for mesh in &meshes {
-            let (edges, positions) = mesh_rim(mesh);
-            let rim = Rim::build(edges, &positions, &mesh.bounds(), usize::MAX).expect("open");
+        for mesh in &test_meshes() {
+            let rim = rim_of(mesh);
             let b = mesh.bounds();
             let margin = 1e-5 * (b.max - b.min).norm();
             let (mut checked, mut worst) = (0, 0.0f64);
             for i in 0..3_000 {
-                let p = if i % 2 == 0 {
-                    let grow = 0.2 * (b.max - b.min).norm();
-                    Point3::from(std::array::from_fn(|a| {
-                        rng.gen_range(b.min[a] - grow..b.max[a] + grow)
-                    }))
-                } else {
-                    let t = mesh.tris.get(rng.gen_range(0..mesh.tris.iter().len()));
-                    let x = super::super::probes::point_on(&t, &mut rng);
-                    let h = [1e-4f32, 1e-3, 1e-2][i % 3] * if rng.gen() { 1.0 } else { -1.0 };
-                    x + (t[1] - t[0]).cross(&(t[2] - t[0])).normalize() * h
-                };
+                let p = probe(mesh, i, &mut rng);
                 let Some((swept, true)) = rim.swept(p, f64::from(margin)) else {
                     continue;
                 };
