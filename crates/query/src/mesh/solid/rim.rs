@@ -562,12 +562,15 @@ mod tests {
     /// Points whose ray down the sweep axis passes through a rim edge, a few f32 steps
     /// beside it, or 2e-5 and 1e-4 beside it (above and below a sheet's border): within the
     /// margin the ray's count and the strips could disagree by one (without the margin's
-    /// check this fails by 1.0), so the rim's whole value is not taken there, and the
-    /// winding number stays within 1e-3 of the brute force everywhere.
+    /// check this fails by 1.0), so the rim's value is not whole there, and the winding
+    /// number stays within 1e-3 of the brute force everywhere.
     #[test]
     fn rays_through_the_rim_leave_it_to_the_sum() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0003);
         let mesh = super::super::probes::sheet(24);
+        let rim = rim_of(&mesh);
+        // The closed meshes' margin at this sheet's scale (its coordinates are at most 1).
+        let margin = 1e-5;
         let mut worst = 0.0f64;
         for i in 0..2_000 {
             let along = rng.gen_range(0.0f32..1.0);
@@ -580,6 +583,10 @@ mod tests {
                 (along, border + off)
             };
             let p = Point3::new(x, y, height);
+            if f64::from(off.abs()) < margin {
+                let whole = rim.swept(p, margin).is_some_and(|(_, whole)| whole);
+                assert!(!whole, "whole within the margin at {p:?}");
+            }
             let err = (f64::from(mesh.winding_number(p)) - exact(&mesh, p)).abs();
             worst = worst.max(err);
         }

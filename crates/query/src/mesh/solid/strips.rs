@@ -141,9 +141,7 @@ impl StripLanes {
         }
         (re, im, mask)
     }
-}
 
-impl StripLanes {
     /// True when the projection of `q` along the sweep axis is farther than `margin` from the
     /// line through each edge of the lanes in `mask`, also projected (from the point, for an
     /// edge along the axis): the ray from `q` down the axis then passes that edge by more
