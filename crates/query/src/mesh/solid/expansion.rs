@@ -40,7 +40,7 @@ pub(crate) struct Expansion {
 }
 
 /// The symmetric pair index of `(j, k)` (see [`Expansion::t`]).
-const PAIR: [[usize; 3]; 3] = [[0, 3, 4], [3, 1, 5], [4, 5, 2]];
+pub(crate) const PAIR: [[usize; 3]; 3] = [[0, 3, 4], [3, 1, 5], [4, 5, 2]];
 
 /// The area-weighted centroid of `tris` (a triangle weighs its area), or `fallback` when
 /// they have no area.

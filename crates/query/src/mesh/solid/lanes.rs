@@ -14,13 +14,31 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::angle::V64;
-use super::expansion::Expansion;
+use super::expansion::{Expansion, PAIR};
 
 /// Slots per node.
 pub(crate) const LANES: usize = 8;
 
 /// 1 / 4π.
 const INV_4PI: f32 = (1.0 / (4.0 * std::f64::consts::PI)) as f32;
+
+/// The monomials of the quadratic form, as their two axes: xx, yy, zz, xy, xz, yz.
+const QUADRATIC: [[usize; 2]; 6] = [[0, 0], [1, 1], [2, 2], [0, 1], [0, 2], [1, 2]];
+
+/// The monomials of the cubic form, as their three axes in order: xxx, yyy, zzz, xxy, xxz,
+/// xyy, yyz, xzz, yzz, xyz.
+const CUBIC: [[usize; 3]; 10] = [
+    [0, 0, 0],
+    [1, 1, 1],
+    [2, 2, 2],
+    [0, 0, 1],
+    [0, 0, 2],
+    [0, 1, 1],
+    [1, 1, 2],
+    [0, 2, 2],
+    [1, 2, 2],
+    [0, 1, 2],
+];
 
 /// A slot is far only beyond this squared distance in frame units (1e-5 of the frame's
 /// scale): nearer, the seventh power of the inverse distance would overflow f32. Such a
@@ -75,13 +93,15 @@ pub(crate) struct ExpansionLanes {
     r2: [f32; LANES],
     /// Order 0: the area vector.
     n: [[f32; LANES]; 3],
-    /// Order 1: `tr(M)` and `M` row-major.
+    /// Order 1: `tr(M)`, and the symmetric part of `M` as the coefficients of the
+    /// quadratic form `r·M·r` over the monomials of [`QUADRATIC`].
     trace: [f32; LANES],
-    m: [[f32; LANES]; 9],
-    /// Order 2: `Σ_i (T_iik + T_iki + T_kii)` per `k`, and `T[i][pair]` at `3 * i + pair`
-    /// with the pairs of [`Expansion`] (xx, yy, zz, xy, xz, yz).
+    m: [[f32; LANES]; 6],
+    /// Order 2: `Σ_i (T_iik + T_iki + T_kii)` per `k`, and the fully symmetric part of `T`
+    /// as the coefficients of the cubic form `Σ T_ijk r_i r_j r_k` over the monomials of
+    /// [`CUBIC`] (the evaluation needs no more: 10 rows where the tensor has 18).
     lin: [[f32; LANES]; 3],
-    t: [[f32; LANES]; 18],
+    t: [[f32; LANES]; 10],
     /// Bit `i` set for each used slot.
     pub(crate) used: u32,
     /// The least squared radius of a used slot (infinite for none).
@@ -97,9 +117,9 @@ impl ExpansionLanes {
             r2: [f32::INFINITY; LANES],
             n: [[0.0; LANES]; 3],
             trace: [0.0; LANES],
-            m: [[0.0; LANES]; 9],
+            m: [[0.0; LANES]; 6],
             lin: [[0.0; LANES]; 3],
-            t: [[0.0; LANES]; 18],
+            t: [[0.0; LANES]; 10],
             used: (1u32 << slots.len().min(LANES)) - 1,
             min_r2: f32::INFINITY,
         };
@@ -114,12 +134,29 @@ impl ExpansionLanes {
                 l.c[a][i] = c[a];
                 l.n[a][i] = (e.n[a] * s2) as f32;
                 l.lin[a][i] = (e.lin[a] * s4) as f32;
+            }
+            // Each monomial's coefficient: the sum of the tensor's entries over the
+            // orderings of its axes.
+            let mut quadratic = [0.0f64; 6];
+            let mut cubic = [0.0f64; 10];
+            for a in 0..3 {
                 for b in 0..3 {
-                    l.m[3 * a + b][i] = (e.m[a][b] * s3) as f32;
+                    let mut ab = [a, b];
+                    ab.sort_unstable();
+                    quadratic[QUADRATIC.iter().position(|m| *m == ab).unwrap_or(0)] += e.m[a][b];
+                    for k in 0..3 {
+                        let mut abk = [a, b, k];
+                        abk.sort_unstable();
+                        let at = CUBIC.iter().position(|m| *m == abk).unwrap_or(0);
+                        cubic[at] += e.t[a][PAIR[b][k]];
+                    }
                 }
-                for s in 0..6 {
-                    l.t[6 * a + s][i] = (e.t[a][s] * s4) as f32;
-                }
+            }
+            for (row, q) in l.m.iter_mut().zip(quadratic) {
+                row[i] = (q * s3) as f32;
+            }
+            for (row, t) in l.t.iter_mut().zip(cubic) {
+                row[i] = (t * s4) as f32;
             }
             l.trace[i] = (e.trace * s3) as f32;
             // Rounded up, so that a slot is far in f32 only if it is in f64 too (up to the
@@ -160,34 +197,28 @@ impl ExpansionLanes {
                 self.c[1][i] - q[1],
                 self.c[2][i] - q[2],
             ];
-            let d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            let (xx, yy, zz) = (r[0] * r[0], r[1] * r[1], r[2] * r[2]);
+            let (xy, xz, yz) = (r[0] * r[1], r[0] * r[2], r[1] * r[2]);
+            let d2 = xx + yy + zz;
             *far = d2 > ratio2 * self.r2[i] && d2 > NEAREST2;
             let inv = 1.0 / d2.sqrt();
             let inv2 = inv * inv;
             let inv3 = inv2 * inv;
             let inv5 = inv3 * inv2;
             let inv7 = inv5 * inv2;
-            let m = |a: usize, b: usize| self.m[3 * a + b][i];
-            let mr = |a: usize| m(a, 0) * r[0] + m(a, 1) * r[1] + m(a, 2) * r[2];
-            let rmr = r[0] * mr(0) + r[1] * mr(1) + r[2] * mr(2);
-            let pairs = [
-                r[0] * r[0],
-                r[1] * r[1],
-                r[2] * r[2],
-                2.0 * r[0] * r[1],
-                2.0 * r[0] * r[2],
-                2.0 * r[1] * r[2],
-            ];
-            let row = |a: usize| {
-                let t = |s: usize| self.t[6 * a + s][i];
-                t(0) * pairs[0]
-                    + t(1) * pairs[1]
-                    + t(2) * pairs[2]
-                    + t(3) * pairs[3]
-                    + t(4) * pairs[4]
-                    + t(5) * pairs[5]
-            };
-            let cub = r[0] * row(0) + r[1] * row(1) + r[2] * row(2);
+            let m = |k: usize| self.m[k][i];
+            let rmr = m(0) * xx + m(1) * yy + m(2) * zz + m(3) * xy + m(4) * xz + m(5) * yz;
+            let t = |k: usize| self.t[k][i];
+            let cub = t(0) * xx * r[0]
+                + t(1) * yy * r[1]
+                + t(2) * zz * r[2]
+                + t(3) * xx * r[1]
+                + t(4) * xx * r[2]
+                + t(5) * yy * r[0]
+                + t(6) * yy * r[2]
+                + t(7) * zz * r[0]
+                + t(8) * zz * r[1]
+                + t(9) * xy * r[2];
             let nr = self.n[0][i] * r[0] + self.n[1][i] * r[1] + self.n[2][i] * r[2];
             let lr = self.lin[0][i] * r[0] + self.lin[1][i] * r[1] + self.lin[2][i] * r[2];
             let w0 = nr * inv3;
