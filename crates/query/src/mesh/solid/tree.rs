@@ -104,7 +104,7 @@ fn norm(v: V64) -> f64 {
 /// rim or a mesh of pieces runs on rayon, whose waiting workers run other jobs, and a job
 /// that needs the same cell then builds its own (racing builds agree; the first set is
 /// kept) where waiting on the lock would wait on itself.
-fn outside_lock<T>(cell: &std::sync::OnceLock<T>, make: impl FnOnce() -> T) -> &T {
+pub(crate) fn outside_lock<T>(cell: &std::sync::OnceLock<T>, make: impl FnOnce() -> T) -> &T {
     if let Some(v) = cell.get() {
         return v;
     }

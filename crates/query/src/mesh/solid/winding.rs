@@ -287,9 +287,10 @@ impl Mesh {
         }
     }
 
-    /// The far-field expansions, built on first use.
+    /// The far-field expansions, built on first use (outside the cell's lock: the build runs
+    /// on rayon, whose waiting threads may run a job that asks for it too).
     pub(crate) fn winding_tree(&self) -> &WindingTree {
-        self.winding.get_or_init(|| WindingTree::build(self))
+        super::tree::outside_lock(&self.winding, || WindingTree::build(self))
     }
 
     /// [`Mesh::winding_tree`] with everything the solid queries build on first use built
