@@ -82,7 +82,18 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mesh = Mesh::new(data.positions.clone(), data.triangles.clone()).expect("mesh");
+        let t = Instant::now();
+        let mesh = one.install(|| Mesh::new(data.positions.clone(), data.triangles.clone()));
+        let mesh = mesh.expect("mesh");
+        let t_build = t.elapsed().as_secs_f64();
+        let pts = points(&data, n);
+        // What the first solid query builds (expansions, rim, pieces; the nearest-point
+        // disks), on the one-thread pool: a user who loads a mesh and asks at once waits
+        // for it.
+        let t = Instant::now();
+        one.install(|| black_box(mesh.signed_distances(&pts[..1])));
+        let t_first = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let parry = match TriMesh::with_flags(
             data.positions.clone(),
             data.triangles.clone(),
@@ -94,7 +105,13 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        let pts = points(&data, n);
+        let t_parry_build = t.elapsed().as_secs_f64();
+        println!(
+            "<!-- {w}: raypick Mesh::new {:.0} ms, then its first signed distance {:.0} ms; parry3d TriMesh (oriented) {:.0} ms; 1 thread -->",
+            t_build * 1e3,
+            t_first * 1e3,
+            t_parry_build * 1e3
+        );
         let sorted: Vec<Point3<f32>> = raypick_bvh::morton_order(&pts)
             .iter()
             .map(|&i| pts[i as usize])
