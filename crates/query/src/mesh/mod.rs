@@ -107,8 +107,8 @@ pub struct Mesh {
     /// first [`Mesh::update_positions`] (a moving mesh refits often, and the plain refit is
     /// the fast one).
     pub(crate) layout: NodeLayout,
-    /// The far-field winding-number expansions, built at the first solid query and dropped
-    /// when the vertices move.
+    /// The solid queries' structure (the boundary found at the first solid query, the
+    /// far-field expansions at the first winding sum), dropped when the vertices move.
     pub(crate) winding: std::sync::OnceLock<solid::WindingTree>,
     /// The tree slots' thick disks for the nearest-point search, built at the first such
     /// search and dropped when the vertices move or the tree changes layout.

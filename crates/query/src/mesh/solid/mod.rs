@@ -73,6 +73,36 @@ mod tests {
     use nalgebra::Point3;
     use rand::{Rng, SeedableRng};
 
+    /// A batch on a closed mesh builds its expansions only when a point lies within the ray
+    /// count's margin of the surface: points on the faces and a hair off them, from several
+    /// threads at once on a fresh mesh (whose workers build the expansions where they find
+    /// such a point), answer as single queries do.
+    #[test]
+    fn closed_batches_build_the_expansions_where_a_point_needs_them() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x1a2_7e5);
+        let centre = Point3::new(0.5, 0.5, 0.5);
+        let mut points = Vec::new();
+        for i in 0..6_000 {
+            // A point of the face x + y + z = 1 (shifted to the centre), or beside it.
+            let a: f32 = rng.gen_range(0.0..0.5);
+            let b: f32 = rng.gen_range(0.0..0.5 - a);
+            let off = [0.0, 1e-7, -1e-7, 0.3][i % 4];
+            points.push(centre + nalgebra::Vector3::new(a, b, 0.5 - a - b + off));
+        }
+        let fresh = || octahedron(centre, 0.5);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .expect("a pool");
+        let batch = pool.install(|| fresh().contains_points(&points));
+        let signed = pool.install(|| fresh().signed_distances(&points));
+        let single = fresh();
+        for (i, p) in points.iter().enumerate() {
+            assert_eq!(batch[i], single.contains(*p), "{p:?}");
+            assert_eq!(signed[i], single.signed_distance(*p), "{p:?}");
+        }
+    }
+
     /// Large batches answered in Morton order come back in input order, each the
     /// single-point answer: the batch forms (nearest points too) on an open soup (winding
     /// sums, so ordered) and a closed octahedron (ray counts, not ordered), with repeated

@@ -47,8 +47,8 @@ const RIM_SHARE: usize = 4;
 /// One expansion per slot of the mesh's tree: `slots[node * 8 + slot]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
-    /// One node's slots per entry, in f32 lanes, in `frame`.
-    lanes: Vec<ExpansionLanes>,
+    /// One node's slots per entry, in f32 lanes, in `frame`; built on first use.
+    lanes: std::sync::OnceLock<Vec<ExpansionLanes>>,
     /// The lanes' frame: the middle of the mesh's box, lengths over its size.
     frame: Frame,
     /// Whether the surface is closed (its rim is empty, corners welded by position), and
@@ -267,30 +267,42 @@ impl WindingTree {
     /// The expansions of every slot of `mesh`'s tree, bottom-up (children come after their
     /// parent in the node array).
     pub(crate) fn build(mesh: &Mesh) -> Self {
-        with_tree!(&mesh.wide, t => Self::build_on(mesh, t.nodes()))
-    }
-
-    fn build_on<L: WideLayout<W> + Sync>(mesh: &Mesh, nodes: &[L]) -> Self {
-        let frame = frame_of(&mesh.bounds());
-        let mut lanes = Vec::new();
-        if !nodes.is_empty() {
-            let build = Build {
-                mesh,
-                nodes,
-                frame,
-                split: mesh.has_split_triangles(),
-            };
-            let mut placed = Vec::with_capacity(nodes.len());
-            build.node(0, 0, &mut placed);
-            placed.sort_unstable_by_key(|(n, _)| *n);
-            lanes = placed.into_iter().map(|(_, l)| *l).collect();
-        }
         WindingTree {
-            lanes,
-            frame,
+            lanes: std::sync::OnceLock::new(),
+            frame: frame_of(&mesh.bounds()),
             boundary: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The expansions of `mesh` (the mesh this tree was built for), built on first use: a
+    /// closed mesh needs them only for points within a hair of its surface.
+    fn lanes(&self, mesh: &Mesh) -> &[ExpansionLanes] {
+        outside_lock(
+            &self.lanes,
+            || with_tree!(&mesh.wide, t => Self::build_lanes(mesh, t.nodes(), self.frame)),
+        )
+        .as_slice()
+    }
+
+    fn build_lanes<L: WideLayout<W> + Sync>(
+        mesh: &Mesh,
+        nodes: &[L],
+        frame: Frame,
+    ) -> Vec<ExpansionLanes> {
+        if nodes.is_empty() {
+            return Vec::new();
+        }
+        let build = Build {
+            mesh,
+            nodes,
+            frame,
+            split: mesh.has_split_triangles(),
+        };
+        let mut placed = Vec::with_capacity(nodes.len());
+        build.node(0, 0, &mut placed);
+        placed.sort_unstable_by_key(|(n, _)| *n);
+        placed.into_iter().map(|(_, l)| *l).collect()
     }
 
     /// `mesh` (the mesh this tree was built for) cut into compact pieces, when it is open
@@ -320,11 +332,19 @@ impl WindingTree {
 
     /// Builds what the solid queries on `mesh` (the mesh this tree was built for) build on
     /// first use: batches call it before going parallel, so that their workers find it
-    /// built.
+    /// built. A closed mesh's expansions are left to the first point within its ray
+    /// count's margin of the surface (most batches have none; a worker that finds one
+    /// builds them, and racing workers each build their own once, the first kept).
     pub(crate) fn prepare(&self, mesh: &Mesh) {
-        self.boundary(mesh);
-        if let Some(pieces) = self.pieces(mesh) {
-            pieces.winding_tree().prepare(pieces);
+        if self.closed(mesh) {
+            // Rays count; the expansions wait for a point within a hair of the surface.
+            return;
+        }
+        match self.pieces(mesh) {
+            Some(pieces) => pieces.winding_tree().prepare(pieces),
+            None => {
+                self.lanes(mesh);
+            }
         }
     }
 
@@ -401,6 +421,7 @@ impl WindingTree {
         if nodes.is_empty() {
             return (value, on_surface, untouched);
         }
+        let lanes = self.lanes(mesh);
         let margin = if TOUCH {
             touch_margin(&mesh.bounds(), &p)
         } else {
@@ -420,17 +441,17 @@ impl WindingTree {
             let node = &nodes[n];
             #[cfg(target_arch = "x86_64")]
             let (far, sum) =
-                crate::mesh::triangle_kernel_x86::eval_far8(cpu, &self.lanes[n], rel, ratio2);
+                crate::mesh::triangle_kernel_x86::eval_far8(cpu, &lanes[n], rel, ratio2);
             #[cfg(not(target_arch = "x86_64"))]
-            let (far, sum) = self.lanes[n].eval_far(rel, ratio2);
+            let (far, sum) = lanes[n].eval_far(rel, ratio2);
             value += f64::from(sum);
             // A node with a slot below the margin in radius vouches for nothing once any of
             // its slots is taken whole (rare: such slots are a few f32 steps across).
             if TOUCH {
-                untouched &= far == 0 || self.lanes[n].min_r2 >= tiny2;
+                untouched &= far == 0 || lanes[n].min_r2 >= tiny2;
             }
             // The slots within reach, in slot order.
-            let mut near = self.lanes[n].used & !far;
+            let mut near = lanes[n].used & !far;
             while near != 0 {
                 let s = near.trailing_zeros() as usize;
                 near &= near - 1;

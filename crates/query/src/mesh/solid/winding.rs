@@ -69,8 +69,8 @@ impl Mesh {
     /// bounding ball is more than 4 of its radii away is replaced by a second-order
     /// multipole expansion of its winding number (Barill et al. 2018, "Fast winding
     /// numbers for soups and clouds"), kept per slot of the mesh's tree. The expansions
-    /// are built at the first solid query (a pass over the triangles and nodes) and
-    /// rebuilt after [`Mesh::update_positions`].
+    /// are built at the first sum (a pass over the triangles and nodes: on a closed mesh,
+    /// the first point that near its surface) and rebuilt after [`Mesh::update_positions`].
     ///
     /// Open meshes of long slivers (at least 5% of the triangles with an edge longer than 4
     /// typical triangle sizes: CAD tessellations) sum over compact pieces of their
