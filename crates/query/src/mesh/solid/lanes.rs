@@ -22,9 +22,6 @@ pub(crate) const LANES: usize = 8;
 /// 1 / 4π.
 const INV_4PI: f32 = (1.0 / (4.0 * std::f64::consts::PI)) as f32;
 
-/// The monomials of the quadratic form, as their two axes: xx, yy, zz, xy, xz, yz.
-const QUADRATIC: [[usize; 2]; 6] = [[0, 0], [1, 1], [2, 2], [0, 1], [0, 2], [1, 2]];
-
 /// The monomials of the cubic form, as their three axes in order: xxx, yyy, zzz, xxy, xxz,
 /// xyy, yyz, xzz, yzz, xyz.
 const CUBIC: [[usize; 3]; 10] = [
@@ -94,7 +91,8 @@ pub(crate) struct ExpansionLanes {
     /// Order 0: the area vector.
     n: [[f32; LANES]; 3],
     /// Order 1: `tr(M)`, and the symmetric part of `M` as the coefficients of the
-    /// quadratic form `r·M·r` over the monomials of [`QUADRATIC`].
+    /// quadratic form `r·M·r` over the monomials xx, yy, zz, xy, xz, yz (the pairs of
+    /// [`PAIR`]).
     trace: [f32; LANES],
     m: [[f32; LANES]; 6],
     /// Order 2: `Σ_i (T_iik + T_iki + T_kii)` per `k`, and the fully symmetric part of `T`
@@ -141,9 +139,7 @@ impl ExpansionLanes {
             let mut cubic = [0.0f64; 10];
             for a in 0..3 {
                 for b in 0..3 {
-                    let mut ab = [a, b];
-                    ab.sort_unstable();
-                    quadratic[QUADRATIC.iter().position(|m| *m == ab).unwrap_or(0)] += e.m[a][b];
+                    quadratic[PAIR[a][b]] += e.m[a][b];
                     for k in 0..3 {
                         let mut abk = [a, b, k];
                         abk.sort_unstable();

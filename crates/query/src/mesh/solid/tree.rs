@@ -148,16 +148,17 @@ impl<L: WideLayout<W> + Sync> Build<'_, L> {
         placed: &mut Vec<(usize, Box<ExpansionLanes>)>,
     ) -> [Expansion; W] {
         let node = &self.nodes[n];
+        // The slots holding a child node, with it.
+        let inner: Vec<(usize, usize)> = (0..W)
+            .filter_map(|s| match node.child(s) {
+                WideChild::Node(c) => Some((s, c)),
+                _ => None,
+            })
+            .collect();
         let kids: Vec<(usize, [Expansion; W])> = if depth < PARALLEL_DEPTH {
-            let inner: Vec<usize> = (0..W)
-                .filter(|&s| matches!(node.child(s), WideChild::Node(_)))
-                .collect();
             let built: Vec<_> = inner
                 .par_iter()
-                .map(|&s| {
-                    let WideChild::Node(c) = node.child(s) else {
-                        unreachable!("filtered above")
-                    };
+                .map(|&(s, c)| {
                     let mut sub = Vec::new();
                     let e = self.node(c, depth + 1, &mut sub);
                     (s, e, sub)
@@ -171,11 +172,9 @@ impl<L: WideLayout<W> + Sync> Build<'_, L> {
                 })
                 .collect()
         } else {
-            (0..W)
-                .filter_map(|s| match node.child(s) {
-                    WideChild::Node(c) => Some((s, self.node(c, depth + 1, placed))),
-                    _ => None,
-                })
+            inner
+                .iter()
+                .map(|&(s, c)| (s, self.node(c, depth + 1, placed)))
                 .collect()
         };
         let mut slots = [Expansion::default(); W];
