@@ -44,7 +44,9 @@ const W: usize = 8;
 /// A rim is used when it has at most one edge per this many triangles.
 const RIM_SHARE: usize = 4;
 
-/// One expansion per slot of the mesh's tree: `slots[node * 8 + slot]`.
+/// What the solid queries keep for a mesh: whether it is closed and its rim, the far-field
+/// expansions of its tree's slots (one node's 8 per entry), and its sliver pieces, each
+/// built on first use.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WindingTree {
     /// One node's slots per entry, in f32 lanes, in `frame`; built on first use.
@@ -263,8 +265,7 @@ impl<L: WideLayout<W> + Sync> Build<'_, L> {
 }
 
 impl WindingTree {
-    /// The expansions of every slot of `mesh`'s tree, bottom-up (children come after their
-    /// parent in the node array).
+    /// The structure for `mesh`, nothing built yet but the expansions' frame.
     pub(crate) fn build(mesh: &Mesh) -> Self {
         WindingTree {
             lanes: std::sync::OnceLock::new(),
