@@ -73,12 +73,11 @@ mod tests {
     use nalgebra::Point3;
     use rand::{Rng, SeedableRng};
 
-    /// A batch on a closed mesh builds its expansions only when a point lies within the ray
-    /// count's margin of the surface: points on the faces and a hair off them, from several
-    /// threads at once on a fresh mesh (whose workers build the expansions where they find
-    /// such a point), answer as single queries do.
+    /// Batches on a fresh closed mesh, whose workers build the expansions when they meet a
+    /// point within the ray count's margin of the surface: points on the faces and a hair
+    /// off them, from several threads at once, answer as single queries do.
     #[test]
-    fn closed_batches_build_the_expansions_where_a_point_needs_them() {
+    fn closed_batches_near_the_surface_answer_as_single_queries() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x1a2_7e5);
         let centre = Point3::new(0.5, 0.5, 0.5);
         let mut points = Vec::new();
