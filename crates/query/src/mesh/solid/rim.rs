@@ -33,6 +33,14 @@ use super::strips::{multiply, StripLanes, Turn};
 /// How far a run must be for its fan's expansion to stand in for it, in its radii.
 const RIM_RATIO: f64 = 3.0;
 
+/// [`RIM_RATIO`] for a side decision's first look at the rim ([`Rim::swept_coarse`]):
+/// measured within 4.8e-3 of the exact fraction on the test meshes (1.2e-2 at 1.3, 7.0e-4
+/// at 2), for about a fifth fewer instructions per `contains` on `terrain_1m`.
+const RIM_COARSE_RATIO: f64 = 1.5;
+
+/// The stated accuracy of [`Rim::swept_coarse`] (modulo 1).
+pub(crate) const RIM_COARSE_TOL: f64 = 1e-2;
+
 /// Edges per leaf run.
 const LEAF: usize = 8;
 
@@ -366,13 +374,24 @@ impl Rim {
     /// the three bound the column above the fan, whose winding number is the crossings of
     /// that same ray with the fan. Outside the column of the run's ball they are none.
     pub(crate) fn swept(&self, p: Point3<Real>, margin: f64) -> Option<(f64, bool)> {
+        self.swept_at(p, margin, RIM_RATIO)
+    }
+
+    /// [`Rim::swept`] with the runs' expansions taken from [`RIM_COARSE_RATIO`] radii:
+    /// within [`RIM_COARSE_TOL`] of the exact value modulo 1.
+    pub(crate) fn swept_coarse(&self, p: Point3<Real>, margin: f64) -> Option<(f64, bool)> {
+        self.swept_at(p, margin, RIM_COARSE_RATIO)
+    }
+
+    /// [`Rim::swept`] with far runs beyond `ratio` of their radii.
+    fn swept_at(&self, p: Point3<Real>, margin: f64, ratio: f64) -> Option<(f64, bool)> {
         let q = self.turn.map(|k| f64::from(p[k]));
         // The columns grown by the margin and the lanes' rounding (the frame's coordinates
         // are within a few units).
         let grow = (self.frame.length(margin) + 1e-6) as f32;
         let mut whole = true;
         let rel = self.frame.offset(q);
-        let ratio2 = (RIM_RATIO * RIM_RATIO) as f32;
+        let ratio2 = (ratio * ratio) as f32;
         #[cfg(target_arch = "x86_64")]
         let cpu = raypick_primitives::simd::CpuPath::best();
         let mut value = 0.0;
@@ -568,6 +587,27 @@ mod tests {
             }
             assert!(checked > 2_900, "{checked} points answered");
             assert!(worst < 1e-3, "worst {worst}");
+        }
+    }
+
+    /// The coarse fraction of side decisions, on the same meshes and points, is within its
+    /// stated accuracy of the brute force modulo 1 (measured 4.8e-3; fails at 1.1 radii).
+    #[test]
+    fn coarse_fraction_is_within_its_tolerance() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0004);
+        for mesh in &test_meshes() {
+            let rim = rim_of(mesh);
+            let (mut checked, mut worst) = (0, 0.0f64);
+            for i in 0..3_000 {
+                let p = probe(mesh, i, &mut rng);
+                let Some((f, _)) = rim.swept_coarse(p, 0.0) else {
+                    continue;
+                };
+                worst = worst.max(off_integer(f - exact(mesh, p)));
+                checked += 1;
+            }
+            assert!(checked > 2_900, "{checked} points answered");
+            assert!(worst < RIM_COARSE_TOL, "worst {worst}");
         }
     }
 

@@ -3,7 +3,7 @@
 
 use raypick_primitives::{Point3, Real, Vector3};
 
-use super::rim::Rim;
+use super::rim::{Rim, RIM_COARSE_TOL};
 use super::tree::{COARSE_RATIO, FAR_RATIO};
 use super::WindingTree;
 use crate::Mesh;
@@ -17,6 +17,11 @@ fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
 
 /// How far from 0.5 the coarse sum of [`Mesh::winding_side`] must be to decide the side.
 pub(crate) const SIDE_MARGIN: f64 = 0.1;
+
+/// How far from 0.5 a side decision's value from the rim's coarse fraction
+/// ([`Rim::swept_coarse`]) and the coarse sum's integer part must be to decide the side:
+/// three times the fraction's stated accuracy.
+const RIM_SIDE_MARGIN: f64 = 3.0 * RIM_COARSE_TOL;
 
 /// The winding number with its on-surface flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,8 +129,10 @@ impl Mesh {
     /// surface when the caller knows it: as [`Mesh::winding`], except that off closed meshes
     /// the sum first runs with the cheaper expansions of `COARSE_RATIO` (within 3e-2 of the
     /// exact sum: measured worst 2.1e-2), and is kept when it is more than [`SIDE_MARGIN`]
-    /// from 0.5, several times that error. Nearer 0.5, the value is [`Mesh::winding`]'s
-    /// (on a mesh with a rim, from that first sum and the rim).
+    /// from 0.5, several times that error. Nearer 0.5, the value is [`Mesh::winding`]'s;
+    /// on a mesh with a rim, from that first sum and the rim, whose coarse fraction
+    /// ([`Rim::swept_coarse`]) is kept when the value is more than [`RIM_SIDE_MARGIN`] from
+    /// 0.5, and the fine one otherwise.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         self.winding_at(p, distance, true)
     }
@@ -198,7 +205,22 @@ impl Mesh {
                 };
             }
             if let Some(r) = rim.filter(|_| side && !on_surface) {
-                rim_value = r.swept(p, f64::from(margin()));
+                // The rim's coarse fraction first: most points that reach it are decided
+                // by it, at a fraction of the fine one's cost.
+                let margin = f64::from(margin());
+                if let Some((f, _)) = r.swept_coarse(p, margin) {
+                    let w = f + (value - f).round();
+                    if (w - 0.5).abs() > RIM_SIDE_MARGIN {
+                        return Winding {
+                            value: w,
+                            on_surface,
+                            tolerance: RIM_COARSE_TOL,
+                            off_surface: false,
+                            untouched,
+                        };
+                    }
+                }
+                rim_value = r.swept(p, margin);
             }
             // The fraction from the rim, the integer part from this sum (within 3e-2 of the
             // exact one, so the nearest value of the fraction's is the one). Where the ray
