@@ -567,47 +567,30 @@ mod tests {
     }
 
     /// An open sheet, a half sphere and a box with two holes of very different sizes: the
-    /// rim's fraction equals the brute-force winding number modulo 1 within 1e-3, at points
-    /// uniform in the box grown by a fifth of its diagonal and just off the surface along its
-    /// normal.
+    /// rim's fraction equals the brute-force winding number modulo 1 within 1e-3, and its
+    /// coarse fraction (side decisions) within its stated accuracy (measured 4.8e-3; this
+    /// fails at 1.1 radii), at points uniform in the box grown by a fifth of its diagonal and
+    /// just off the surface along its normal.
     #[test]
     fn fraction_is_the_winding_number_modulo_1() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0001);
         for mesh in &test_meshes() {
             let rim = rim_of(mesh);
-            let (mut checked, mut worst) = (0, 0.0f64);
+            let (mut checked, mut worst, mut coarse) = (0, 0.0f64, 0.0f64);
             for i in 0..3_000 {
                 let p = probe(mesh, i, &mut rng);
-                let Some((f, _)) = rim.swept(p, 0.0) else {
+                let (Some((f, _)), Some((c, _))) = (rim.swept(p, 0.0), rim.swept_coarse(p, 0.0))
+                else {
                     continue;
                 };
-                let err = off_integer(f - exact(mesh, p));
-                worst = worst.max(err);
+                let want = exact(mesh, p);
+                worst = worst.max(off_integer(f - want));
+                coarse = coarse.max(off_integer(c - want));
                 checked += 1;
             }
             assert!(checked > 2_900, "{checked} points answered");
             assert!(worst < 1e-3, "worst {worst}");
-        }
-    }
-
-    /// The coarse fraction of side decisions, on the same meshes and points, is within its
-    /// stated accuracy of the brute force modulo 1 (measured 4.8e-3; fails at 1.1 radii).
-    #[test]
-    fn coarse_fraction_is_within_its_tolerance() {
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7141_0004);
-        for mesh in &test_meshes() {
-            let rim = rim_of(mesh);
-            let (mut checked, mut worst) = (0, 0.0f64);
-            for i in 0..3_000 {
-                let p = probe(mesh, i, &mut rng);
-                let Some((f, _)) = rim.swept_coarse(p, 0.0) else {
-                    continue;
-                };
-                worst = worst.max(off_integer(f - exact(mesh, p)));
-                checked += 1;
-            }
-            assert!(checked > 2_900, "{checked} points answered");
-            assert!(worst < RIM_COARSE_TOL, "worst {worst}");
+            assert!(coarse < RIM_COARSE_TOL, "coarse worst {coarse}");
         }
     }
 
