@@ -207,7 +207,7 @@ class SignedDistance:
         uv: float32 ``S + (2,)``; its barycentrics.
         winding_number: float32 ``S``; the generalized winding number that decided the side:
             exact on a closed mesh off the surface; on an open mesh that of
-            :meth:`Mesh.winding_number` within 0.03 of 0.5 (0.1 on a mesh without a
+            :meth:`Mesh.winding_number` within 1/30 of 0.5 (0.1 on a mesh without a
             short rim), elsewhere within 3e-2 of it.
     """
 

@@ -172,9 +172,9 @@ fn check(m: &TestMesh, mesh: &Mesh, points: &[Point3<f32>], closed: bool) -> Sta
         assert_eq!(c, batch_c[i], "batch contains at {p:?}");
         assert_eq!(Some(s), batch_s[i], "batch signed distance at {p:?}");
         // The side decision's winding number: the same as `winding_number` where that is
-        // within 0.03 of 0.5 less the rim's coarse error, else possibly from a first pass.
+        // within 1/30 of 0.5 less the rim's coarse error, else possibly from a first pass.
         let sw = f64::from(s.winding_number);
-        if (f64::from(w) - 0.5).abs() <= 0.03 - 1e-2 {
+        if (f64::from(w) - 0.5).abs() <= 1.0 / 30.0 - 1e-2 {
             assert_eq!(s.winding_number.to_bits(), w.to_bits(), "{p:?}");
         }
         let ow = oracle_winding(m, p);

@@ -20,11 +20,11 @@ pub struct SignedDistance {
     /// Barycentric weight of the third corner (the first corner's is `1 - u - v`).
     pub v: Real,
     /// The generalized winding number of the query point that decided the sign: exactly
-    /// [`Mesh::winding_number`] within 0.03 of 0.5 (within 0.1 on a mesh without a short
+    /// [`Mesh::winding_number`] within 1/30 of 0.5 (within 0.1 on a mesh without a short
     /// rim), and elsewhere possibly from a cheaper sum, within 3e-2 of the exact one
     /// (measured worst on the test meshes: 2.1e-2; folded meshes of the fuzz target reached
     /// 4.6e-2, inside the 0.1 margin it decides by; a short rim's cheaper fraction is within
-    /// 1e-2 and decides beyond 0.03). An exact integer off the surface of a closed mesh, as
+    /// 1e-2 and decides beyond 1/30). An exact integer off the surface of a closed mesh, as
     /// [`Mesh::winding_number`].
     pub winding_number: Real,
 }
@@ -47,7 +47,7 @@ impl Mesh {
     /// coordinates from the surface (see [`Mesh::winding_number`]). On an open mesh a
     /// cheaper sum decides first, and the 1e-3 one only when the cheaper one is within 0.1
     /// of 0.5 (both sums are far more accurate than that margin); on a mesh with a short
-    /// rim, a cheaper look at the rim decides in between, beyond 0.03 of 0.5 (it is within
+    /// rim, a cheaper look at the rim decides in between, beyond 1/30 of 0.5 (it is within
     /// 1e-2).
     ///
     /// Points on the surface count as inside (the solid is closed): a point whose distance

@@ -20,8 +20,9 @@ pub(crate) const SIDE_MARGIN: f64 = 0.1;
 
 /// How far from 0.5 a side decision's value from the rim's coarse fraction
 /// ([`Rim::swept_coarse`]) and the coarse sum's integer part must be to decide the side:
-/// three times the fraction's stated accuracy.
-const RIM_SIDE_MARGIN: f64 = 3.0 * RIM_COARSE_TOL;
+/// the same multiple of the fraction's stated accuracy as [`SIDE_MARGIN`] is of
+/// [`COARSE_TOL`] (1/30), as a scene asks of its sums.
+const RIM_SIDE_MARGIN: f64 = RIM_COARSE_TOL * (SIDE_MARGIN / COARSE_TOL);
 
 /// The winding number with its on-surface flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
