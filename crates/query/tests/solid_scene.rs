@@ -158,3 +158,39 @@ fn scene_with_open_meshes_against_world_oracle() {
     }
     assert!(checked > 300 && inside > 10, "{checked} {inside}");
 }
+
+/// A scene holding one open mesh with a short rim, under the identity, takes the mesh's own
+/// side decisions: the winding number its signed distance reports is the mesh's, bit for
+/// bit, also where the mesh decided from the rim's coarse fraction (within 0.1 of 0.5, which
+/// a scene that summed such points again in full would report differently).
+#[test]
+fn scene_keeps_a_single_meshs_side_decisions() {
+    let sheet = grid(24, 0.2);
+    let mesh = sheet.mesh();
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(sheet.mesh());
+    scene.add_instance(id, &Matrix4::identity()).unwrap();
+    scene.update();
+    let b = mesh.bounds();
+    let grow = Vector3::new(0.3, 0.3, 0.5);
+    let b = raypick_primitives::Aabb::new(b.min - grow, b.max + grow);
+    let mut rng = Rng::new(22);
+    let mut near_half = 0;
+    for _ in 0..scale(2_000, 20_000) {
+        let p = rng.point_in(&b);
+        let s = scene.signed_distance(p).unwrap();
+        let m = mesh.signed_distance(p).unwrap();
+        assert_eq!(s.distance < 0.0, m.distance < 0.0, "{p:?}");
+        assert_eq!(
+            s.winding_number.to_bits(),
+            m.winding_number.to_bits(),
+            "{p:?}: {} against {}",
+            s.winding_number,
+            m.winding_number
+        );
+        let w = f64::from(m.winding_number);
+        near_half += usize::from((w - 0.5).abs() > 1.0 / 30.0 && (w - 0.5).abs() <= 0.1);
+    }
+    // Points the rim's coarse fraction may decide, which the scene keeps.
+    assert!(near_half > 20, "{near_half}");
+}
