@@ -2,7 +2,7 @@
 //! summed over every instance under its transform.
 
 use crate::mesh::solid::signed::signed_by_side;
-use crate::mesh::solid::{Winding, COARSE_TOL, FINE_TOL, SIDE_MARGIN};
+use crate::mesh::solid::{side_margin, Winding, FINE_TOL};
 use raypick_primitives::{Point3, Real};
 
 use super::query::HitGeometry;
@@ -52,8 +52,7 @@ impl Scene {
     /// closed meshes, possibly a coarser sum on open ones), kept when no term is a coarse
     /// sum (the full sum would compute every term again, to the same value), or when the
     /// total is as far from 0.5, relative to the sum of the stated errors, as a mesh's own
-    /// coarse decisions ask ([`SIDE_MARGIN`] per [`COARSE_TOL`] of stated error); else
-    /// [`Scene::winding`]'s.
+    /// coarse decisions ask ([`side_margin`]); else [`Scene::winding`]'s.
     ///
     /// The third value is true when the scene's distance-0 check is known to find nothing
     /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it); it is
@@ -61,7 +60,7 @@ impl Scene {
     /// is not given (a mesh given its distance needs no search for it).
     fn side_winding(&self, p: Point3<Real>, near: Option<Real>) -> (f64, bool, bool) {
         let (w, coarse) = self.winding_sum(p, true, near);
-        let margin = w.tolerance * (SIDE_MARGIN / COARSE_TOL);
+        let margin = side_margin(w.tolerance);
         if w.on_surface || !coarse || (w.value - 0.5).abs() > margin {
             (w.value, w.on_surface, w.untouched)
         } else {

@@ -22,7 +22,7 @@ pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;
-pub(crate) use winding::{Winding, COARSE_TOL, FINE_TOL, SIDE_MARGIN};
+pub(crate) use winding::{side_margin, Winding, FINE_TOL};
 
 use rayon::prelude::*;
 use raypick_primitives::{Point3, Real};

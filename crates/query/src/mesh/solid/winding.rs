@@ -18,11 +18,12 @@ fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
 /// How far from 0.5 the coarse sum of [`Mesh::winding_side`] must be to decide the side.
 pub(crate) const SIDE_MARGIN: f64 = 0.1;
 
-/// How far from 0.5 a side decision's value from the rim's coarse fraction
-/// ([`Rim::swept_coarse`]) and the coarse sum's integer part must be to decide the side:
-/// the same multiple of the fraction's stated accuracy as [`SIDE_MARGIN`] is of
-/// [`COARSE_TOL`] (1/30), as a scene asks of its sums.
-const RIM_SIDE_MARGIN: f64 = RIM_COARSE_TOL * (SIDE_MARGIN / COARSE_TOL);
+/// How far from 0.5 a side decision's value, within `tolerance` of the exact winding
+/// number, must be to be kept: [`SIDE_MARGIN`] per [`COARSE_TOL`] of stated error. The
+/// rule of a mesh's rim stage (1/30 for [`RIM_COARSE_TOL`]) and of a scene's sums.
+pub(crate) const fn side_margin(tolerance: f64) -> f64 {
+    tolerance * (SIDE_MARGIN / COARSE_TOL)
+}
 
 /// The winding number with its on-surface flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -132,7 +133,7 @@ impl Mesh {
     /// exact sum: measured worst 2.1e-2), and is kept when it is more than [`SIDE_MARGIN`]
     /// from 0.5, several times that error. Nearer 0.5, the value is [`Mesh::winding`]'s;
     /// on a mesh with a rim, from that first sum and the rim, whose coarse fraction
-    /// ([`Rim::swept_coarse`]) is kept when the value is more than [`RIM_SIDE_MARGIN`] from
+    /// ([`Rim::swept_coarse`]) is kept when the value is beyond [`side_margin`] of it from
     /// 0.5, and the fine one otherwise.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         self.winding_at(p, distance, true)
@@ -211,7 +212,7 @@ impl Mesh {
                 let margin = f64::from(margin());
                 if let Some((f, _)) = r.swept_coarse(p, margin) {
                     let w = f + (value - f).round();
-                    if (w - 0.5).abs() > RIM_SIDE_MARGIN {
+                    if (w - 0.5).abs() > side_margin(RIM_COARSE_TOL) {
                         return Winding {
                             value: w,
                             on_surface,
