@@ -177,12 +177,16 @@ impl Mesh {
         };
         // Any-hit traversals take a node's slots in order: the densest first.
         let mut wide = wide;
-        wide.order_slots_by_density(|range| {
-            indices[range]
-                .iter()
-                .map(|t| triangle_area(&positions, t))
-                .sum()
-        });
+        // The areas in leaf order first, in parallel (the pass over nodes is serial), each
+        // leaf's sum then taken in the same order as from the triangles.
+        let area = |t: &[u32; 3]| triangle_area(&positions, t);
+        let areas: Vec<f64> = if parallel {
+            indices.par_iter().map(area).collect()
+        } else {
+            indices.iter().map(area).collect()
+        };
+        wide.order_slots_by_density(|range| areas[range].iter().sum());
+        drop(areas);
         let leaves = wide.leaf_ranges();
         // The leaf rows are filled beside the node quantization.
         let (tris, wide) = rayon::join(
