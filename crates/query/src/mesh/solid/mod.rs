@@ -2,6 +2,7 @@
 //! signed distance, sampled on points (singly or in parallel batches) or on grids.
 
 pub(crate) mod angle;
+mod boundary;
 mod expansion;
 mod grid;
 mod lanes;

@@ -9,12 +9,13 @@ use raypick_bvh::wide::{WideChild, WideLayout};
 use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 
 use super::angle::{dot, solid_angle, sub, v64, V64};
+use super::boundary::mesh_rim;
+#[cfg(test)]
+use super::boundary::rim_edges;
 use super::expansion::{centroid, Expansion};
 use super::lanes::{ExpansionLanes, Frame};
 use super::pieces::pieces_mesh;
-#[cfg(test)]
-use super::rim::rim_edges;
-use super::rim::{mesh_rim, Rim};
+use super::rim::Rim;
 use super::stack::Stack;
 use crate::mesh::{with_tree, Mesh};
 
