@@ -70,7 +70,7 @@ pub(super) fn write(scene: &Scene, w: &mut Writer) {
     }
 }
 
-/// Reads what [`write`] wrote into `scene`, checking each set (finite points, indices in
+/// Reads what [`write()`] wrote into `scene`, checking each set (finite points, indices in
 /// range) as it is built, and each transform.
 pub(super) fn read(scene: &mut Scene, r: &mut Reader<'_>) -> Result<(), LoadError> {
     let set_count = r.u32("point and segment sets")?;

@@ -3,7 +3,7 @@
 //! pixels and hidden by the scene's surfaces.
 //!
 //! They have no area, so ray queries (`closest_hit`, ...) do not see them; [`Scene::pick`]
-//! reports them beside the surface it hits ([`Pick::prim`]), and [`Scene::pick_prims`] picks
+//! reports them beside the surface it hits ([`Pick::prim`](super::Pick::prim)), and [`Scene::pick_prims`] picks
 //! them alone.
 
 use std::sync::Arc;

@@ -5,7 +5,6 @@ use std::ops::ControlFlow;
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
 use raypick_bvh::wide::{RayTraversal, RayVisitor};
-use raypick_primitives::simd::prefetch_line;
 
 use super::leaf_tris::{Slot, GROUP};
 use super::triangle_kernel::{unit_normal, LaneHits, RawHit, TriangleRay};
@@ -481,144 +480,12 @@ impl TriangleRay {
     }
 }
 
-/// The state of a closest-hit query.
-struct Closest<'a> {
-    prims: &'a [u32],
-    best_t: Real,
-    /// The kernel's and the traversal's bound: `best_t` padded, so that a box whose entry
-    /// rounds a little past it still has its hits at exactly `best_t` (ties) tested, or,
-    /// before the first hit, the query's `t_max` widened by [`traversal_range`];
-    /// [`LeafSink::hit`] then compares the reported `t` with `best_t`.
-    bound: Real,
-    best: Option<(RawHit, Slot)>,
-    best_prim: u32,
-}
-
-impl<'a> Closest<'a> {
-    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`.
-    #[inline(always)]
-    fn new(mesh: &'a Mesh, t_max: Real, bound: Real) -> Self {
-        Self {
-            prims: mesh.prim_indices(),
-            best_t: t_max,
-            bound,
-            best: None,
-            best_prim: u32::MAX,
-        }
-    }
-}
-
-impl LeafSink for Closest<'_> {
-    #[inline(always)]
-    fn bound(&self) -> Real {
-        self.bound
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, mesh: &Mesh, start: usize) {
-        prefetch_line(self.prims.as_ptr().wrapping_add(start));
-        prefetch_line(mesh.tris.degenerate_ptr(start));
-    }
-
-    /// Takes the hit if it is nearer, or as near with a lower original index, and the
-    /// triangle is not degenerate.
-    #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        let pos = slot.pos();
-        let better = h.t < self.best_t || (h.t == self.best_t && self.prims[pos] < self.best_prim);
-        if better && !mesh.is_degenerate_at(pos) {
-            self.best_t = h.t;
-            self.best_prim = self.prims[pos];
-            self.best = Some((h, slot));
-            let padded = prune_bound(h.t);
-            if padded < self.bound {
-                self.bound = padded;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-}
-
-/// The state of an any-hit query: stops at the first hit on a non-degenerate triangle with
-/// `t <= t_max`.
-struct AnyHit {
-    t_max: Real,
-    /// `t_max` widened by [`traversal_range`], for the kernel and the traversal: a hit at
-    /// exactly `t_max` is kept, and [`LeafSink::hit`] drops the ones past it.
-    bound: Real,
-    found: bool,
-}
-
-impl AnyHit {
-    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`.
-    #[inline(always)]
-    fn new(t_max: Real, bound: Real) -> Self {
-        Self {
-            t_max,
-            bound,
-            found: false,
-        }
-    }
-}
-
-impl LeafSink for AnyHit {
-    #[inline(always)]
-    fn bound(&self) -> Real {
-        self.bound
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, mesh: &Mesh, start: usize) {
-        prefetch_line(mesh.tris.degenerate_ptr(start));
-    }
-
-    #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        if h.t > self.t_max || mesh.is_degenerate_at(slot.pos()) {
-            return ControlFlow::Continue(());
-        }
-        self.found = true;
-        ControlFlow::Break(())
-    }
-}
-
 #[inline(always)]
 fn any_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> bool {
     let (t_min, cull) = (query.t_min, query.cull);
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
     let sink = AnyHit::new(query.t_max, hi);
     run_leaves(mesh, k, t_min, cull, (lo, hi), false, sink).found
-}
-
-/// The state of an all-hits query: every hit of a non-degenerate triangle within
-/// `[t_min, t_max]`, as a pending record for [`all_hits::merge_crossings`].
-///
-/// [`all_hits::merge_crossings`]: super::all_hits::merge_crossings
-struct Every<'a> {
-    t_max: Real,
-    /// The traversal's `t_max` widened by [`traversal_range`], also the kernel's bound (it
-    /// decides on the reported `t` alone, so the hits kept are those of a kernel bounded by
-    /// `t_max`).
-    bound: Real,
-    out: &'a mut Vec<Hit>,
-}
-
-impl LeafSink for Every<'_> {
-    #[inline(always)]
-    fn bound(&self) -> Real {
-        self.bound
-    }
-
-    /// The SIMD lanes hand over hits whose edge functions are all nonzero (zero-weight mask
-    /// empty, as the scalar kernel would report it); lanes on an edge or a vertex come
-    /// through the scalar kernel with their mask.
-    #[inline(always)]
-    fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        if h.t <= self.t_max && !mesh.is_degenerate_at(slot.pos()) {
-            self.out.push(super::all_hits::pending(slot.pos(), &h));
-        }
-        ControlFlow::Continue(())
-    }
 }
 
 /// Every hit, in no particular order (the caller merges and sorts): children in slot order,
@@ -656,6 +523,8 @@ fn point_at(tri: &[Point3<Real>; 3], u: Real, v: Real) -> Point3<Real> {
 }
 
 mod crossings;
+mod sinks;
+use sinks::{AnyHit, Closest, Every};
 pub(crate) mod reach;
 pub(crate) use reach::RootReach;
 mod packet;

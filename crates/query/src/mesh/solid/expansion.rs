@@ -135,7 +135,7 @@ impl Expansion {
         }
     }
 
-    /// Precomputes the parts of [`Expansion::eval`] that do not depend on the query point;
+    /// Precomputes the parts of `Expansion::eval` that do not depend on the query point;
     /// call once the moments are final.
     pub(crate) fn finish(&mut self) {
         let t = &self.t;

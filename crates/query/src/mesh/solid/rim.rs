@@ -286,7 +286,7 @@ impl Rim {
 }
 
 /// The expansion of the fan of the run of `edges[start..end]` (`loop_end` from
-/// [`rim_loops`](super::boundary::rim_loops)), with its anchor and net ends written into `run`.
+/// [`rim_loops`]), with its anchor and net ends written into `run`.
 fn run_fan(
     edges: &[[V64; 2]],
     start: usize,

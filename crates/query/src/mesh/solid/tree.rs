@@ -382,7 +382,7 @@ impl WindingTree {
     ///
     /// Returns the value, whether `p` lies exactly on a triangle, and whether `p` is known
     /// to be at a distance other than 0 from every triangle as
-    /// [`point_triangle`](raypick_primitives::point_triangle) computes it (so that
+    /// [`point_triangle()`](raypick_primitives::point_triangle()) computes it (so that
     /// `Mesh::nearest_point(p, 0.0)` finds nothing). That holds when no near triangle's box,
     /// grown by [`touch_margin`], holds `p` (or those that do are at a distance other than
     /// 0), and every slot taken whole is at least that margin in radius: a slot called far
@@ -563,7 +563,7 @@ fn held<const G: usize>(rows: &[[f32; G]; 9], p: [f32; 3], margin: f32) -> u32 {
 }
 
 /// How near `p` a triangle may be before the winding pass cannot vouch that
-/// [`point_triangle`] puts it at a distance other than 0: 2^-17 of the largest coordinate
+/// [`point_triangle()`] puts it at a distance other than 0: 2^-17 of the largest coordinate
 /// magnitude `s` of the mesh and `p` (128 f32 rounding units, against the far test's 14
 /// and the grown box's 1), plus 1e-18 so that the squared distances it bounds stay normal
 /// f32 numbers where coordinates are tiny. Infinite squares (huge coordinates) make every
