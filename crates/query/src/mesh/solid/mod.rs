@@ -15,6 +15,7 @@ pub(crate) mod signed;
 mod stack;
 pub(crate) mod strips;
 mod tree;
+mod tree_build;
 mod winding;
 
 pub(crate) use angle::solid_angles8;
