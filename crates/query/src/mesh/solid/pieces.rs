@@ -68,7 +68,9 @@ pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<Mesh> {
     let indices = (0..out.len() as u32 / 3)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
-    Mesh::new(out, indices).ok()
+    // Only winding sums run on the pieces: the quicker build (binned on the widest axis,
+    // leaves up to 8) sums as fast, and the first solid query waits less for it.
+    Mesh::with_config(out, indices, &raypick_bvh::BuildConfig::fast()).ok()
 }
 
 /// The length of a triangle's longest edge.
