@@ -146,11 +146,7 @@ impl Mesh {
         check_indices(&triangles, positions.len())?;
         let to_box = |tri: &[u32; 3]| triangle_box(&positions, tri);
         let parallel = triangles.len() >= PARALLEL_BUILD;
-        let boxes: Vec<Aabb> = if parallel {
-            triangles.par_iter().map(to_box).collect()
-        } else {
-            triangles.iter().map(to_box).collect()
-        };
+        let boxes: Vec<Aabb> = map_all(&triangles, parallel, to_box);
         // Slivers get several boxes, one per part (`presplit`); a triangle may then fill
         // several leaf slots.
         let (boxes, refs) = presplit::presplit(&positions, &triangles, boxes, config.presplit);
@@ -170,21 +166,13 @@ impl Mesh {
         };
         drop(bvh);
         let reindex = |&p: &u32| triangles[p as usize];
-        let indices: Vec<[u32; 3]> = if parallel {
-            prims.par_iter().map(reindex).collect()
-        } else {
-            prims.iter().map(reindex).collect()
-        };
+        let indices: Vec<[u32; 3]> = map_all(&prims, parallel, reindex);
         // Any-hit traversals take a node's slots in order: the densest first.
         let mut wide = wide;
         // The areas in leaf order first, in parallel (the pass over nodes is serial), each
         // leaf's sum then taken in the same order as from the triangles.
         let area = |t: &[u32; 3]| triangle_area(&positions, t);
-        let areas: Vec<f64> = if parallel {
-            indices.par_iter().map(area).collect()
-        } else {
-            indices.iter().map(area).collect()
-        };
+        let areas: Vec<f64> = map_all(&indices, parallel, area);
         wide.order_slots_by_density(|range| areas[range].iter().sum());
         drop(areas);
         let leaves = wide.leaf_ranges();
@@ -422,6 +410,19 @@ impl Mesh {
         } else {
             self.memory_bytes() as f64 / self.len() as f64
         }
+    }
+}
+
+/// `f` of every item, in order: on rayon when `parallel`.
+fn map_all<T: Sync, U: Send>(
+    items: &[T],
+    parallel: bool,
+    f: impl Fn(&T) -> U + Sync + Send,
+) -> Vec<U> {
+    if parallel {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
     }
 }
 

@@ -16,7 +16,7 @@ fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
 }
 
 /// How far from 0.5 the coarse sum of [`Mesh::winding_side`] must be to decide the side.
-pub(crate) const SIDE_MARGIN: f64 = 0.1;
+const SIDE_MARGIN: f64 = 0.1;
 
 /// How far from 0.5 a side decision's value, within `tolerance` of the exact winding
 /// number, must be to be kept: [`SIDE_MARGIN`] per [`COARSE_TOL`] of stated error. The
@@ -48,7 +48,7 @@ pub(crate) const FINE_TOL: f64 = 1e-3;
 
 /// The stated accuracy of the expansions at [`COARSE_RATIO`] on meshes of ordinary shape
 /// (see there: folded ones can reach 4.6e-2; the side decisions keep a 0.1 margin).
-pub(crate) const COARSE_TOL: f64 = 3e-2;
+const COARSE_TOL: f64 = 3e-2;
 
 impl Mesh {
     /// The generalized winding number of `p` (Jacobson et al. 2013): the signed solid angle
