@@ -45,7 +45,8 @@ impl BoxRay {
     #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         let (o, d) = (&ray.origin, &ray.dir);
-        Self::from_parts([o.x, o.y, o.z], [d.x, d.y, d.z], ray.is_valid())
+        let d = [d.x, d.y, d.z];
+        Self::from_parts([o.x, o.y, o.z], d, d.map(|c| 1.0 / c), ray.is_valid())
     }
 
     /// The same ray as `w`, the ray prepared for the watertight triangle test, whose validity
@@ -53,14 +54,22 @@ impl BoxRay {
     #[must_use]
     #[inline(always)]
     pub fn from_watertight(w: &WatertightRay) -> Self {
-        Self::from_parts(w.origin, w.dir(), w.valid)
+        let d = w.dir();
+        Self::from_parts(w.origin, d, d.map(|c| 1.0 / c), w.valid)
+    }
+
+    /// [`BoxRay::from_watertight`] given `inv`, the reciprocals of `w.dir()` (from
+    /// [`WatertightRay::with_reciprocals`]), instead of dividing again.
+    #[must_use]
+    #[inline(always)]
+    pub fn from_watertight_reciprocals(w: &WatertightRay, inv: [f32; 3]) -> Self {
+        Self::from_parts(w.origin, w.dir(), inv, w.valid)
     }
 
     /// The constants of `RayAabbPrecomp::new` from a ray's origin and direction, and whether
     /// the ray is valid.
     #[inline(always)]
-    pub(crate) fn from_parts(origin: [f32; 3], dir: [f32; 3], valid: bool) -> Self {
-        let inv = [1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2]];
+    fn from_parts(origin: [f32; 3], dir: [f32; 3], inv: [f32; 3], valid: bool) -> Self {
         Self {
             o: origin,
             inv,
@@ -150,4 +159,62 @@ pub(crate) fn near_row(neg: &[usize; 3], a: usize) -> usize {
 #[inline(always)]
 pub(crate) fn far_row(neg: &[usize; 3], a: usize) -> usize {
     3 * ((neg[a] ^ 1) & 1) + a % 3
+}
+
+#[cfg(test)]
+mod tests {
+    use raypick_primitives::{Point3, Ray, Vector3, WatertightRay};
+
+    use super::BoxRay;
+
+    fn bits(b: &BoxRay) -> Vec<u32> {
+        [b.o, b.inv, b.inv_up, b.inv_down]
+            .iter()
+            .flatten()
+            .map(|x| x.to_bits())
+            .chain(b.neg.iter().map(|&n| n as u32))
+            .chain([u32::from(b.valid)])
+            .collect()
+    }
+
+    /// The reciprocals `with_reciprocals` hands over give the box test the same constants,
+    /// bit for bit, as dividing the watertight ray's direction again, on the components it
+    /// zeroes (subnormal, or beyond f32's range below the dominant one), signed zeros, and
+    /// invalid rays.
+    #[test]
+    fn reciprocals_match_dividing_again() {
+        let tiny = f32::MIN_POSITIVE;
+        let comps = [
+            1.0,
+            -2.5,
+            0.0,
+            -0.0,
+            tiny,
+            -tiny * 0.5,
+            1e-30,
+            -3e-39,
+            7e30,
+            f32::INFINITY,
+            f32::NAN,
+            f32::MAX,
+        ];
+        let mut n = 0;
+        for &x in &comps {
+            for &y in &comps {
+                for &z in &comps {
+                    let ray = Ray::new(Point3::new(0.5, -1.0, 2.0), Vector3::new(x, y, z));
+                    let (w, inv) = WatertightRay::with_reciprocals(&ray);
+                    assert_eq!(
+                        w.dir().map(f32::to_bits),
+                        WatertightRay::new(&ray).dir().map(f32::to_bits)
+                    );
+                    let again = BoxRay::from_watertight(&w);
+                    let given = BoxRay::from_watertight_reciprocals(&w, inv);
+                    assert_eq!(bits(&again), bits(&given), "direction {x} {y} {z}");
+                    n += usize::from(w.valid);
+                }
+            }
+        }
+        assert!(n > 100, "{n} valid rays");
+    }
 }

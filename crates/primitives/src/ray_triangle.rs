@@ -98,6 +98,15 @@ impl WatertightRay {
     #[inline(always)]
     #[must_use]
     pub fn new(ray: &Ray) -> Self {
+        Self::with_reciprocals(ray).0
+    }
+
+    /// [`WatertightRay::new`] and the reciprocals of its direction, `1 / dir()` per axis, as
+    /// a ray-box test needs them. The shear's `1 / dir[kz]` is one of them: a query that
+    /// prepares both divides once per axis, all three at once, rather than twice in a row.
+    #[inline(always)]
+    #[must_use]
+    pub fn with_reciprocals(ray: &Ray) -> (Self, [Real; 3]) {
         let d = [ray.dir.x, ray.dir.y, ray.dir.z];
         let ad = [d[0].abs(), d[1].abs(), d[2].abs()];
         let kz = if ad[0] >= ad[1] && ad[0] >= ad[2] {
@@ -109,24 +118,22 @@ impl WatertightRay {
         };
         let perm = 2 * kz + usize::from(d[kz] < 0.0);
         let [kx, ky, kz] = Self::PERMUTATIONS[perm];
-        let sz = 1.0 / d[kz];
+        let recip = d.map(|c| 1.0 / c);
+        let sz = recip[kz];
         let o = [ray.origin.x, ray.origin.y, ray.origin.z];
         // A cross component below the dominant one by more than f32's normal range shears to
         // zero or a subnormal, and a subnormal one has a reciprocal that may overflow in the
         // box test: either is taken as exactly zero, here and in `dir` (which the box test
         // reads), so that the triangle test and the box test follow the same ray. The
         // dominant component (its shear is 1) is never touched on a valid ray.
-        let dir = d.map(|c| {
-            if (c * sz).abs() < Real::MIN_POSITIVE || c.abs() < Real::MIN_POSITIVE {
-                0.0
-            } else {
-                c
-            }
-        });
+        let zeroed = d.map(|c| (c * sz).abs() < Real::MIN_POSITIVE || c.abs() < Real::MIN_POSITIVE);
+        let dir = [0, 1, 2].map(|i| if zeroed[i] { 0.0 } else { d[i] });
+        // `1 / +0.0` where zeroed: exactly `1 / dir[i]` on every axis.
+        let inv = [0, 1, 2].map(|i| if zeroed[i] { Real::INFINITY } else { recip[i] });
         // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
         // with every component finite, `d` is zero iff `|d[kz]|` is; a dominant component
         // whose reciprocal overflows (subnormal) counts as zero too.
-        Self {
+        let w = Self {
             origin: o,
             k: [kx, ky, kz],
             shear: [dir[kx] * sz, dir[ky] * sz, sz],
@@ -134,7 +141,8 @@ impl WatertightRay {
             dir,
             perm: perm as u8,
             korigin: [o[kx], o[ky], o[kz]],
-        }
+        };
+        (w, inv)
     }
 
     /// The origin on the permuted axes `k`: `[origin[k[0]], origin[k[1]], origin[k[2]]]`

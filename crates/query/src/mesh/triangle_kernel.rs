@@ -75,10 +75,10 @@ impl TriangleRay {
         return Self::with_cpu(ray, CpuPath::best());
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let w = WatertightRay::new(ray);
+            let (w, inv) = WatertightRay::with_reciprocals(ray);
             Self {
                 w,
-                boxes: BoxRay::from_watertight(&w),
+                boxes: BoxRay::from_watertight_reciprocals(&w, inv),
             }
         }
     }
@@ -98,11 +98,11 @@ impl TriangleRay {
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn with_cpu(ray: &Ray, cpu: Option<CpuPath>) -> Self {
-        let w = WatertightRay::new(ray);
+        let (w, inv) = WatertightRay::with_reciprocals(ray);
         Self {
             w,
             cpu: cpu.filter(|_| w.valid),
-            boxes: BoxRay::from_watertight(&w),
+            boxes: BoxRay::from_watertight_reciprocals(&w, inv),
         }
     }
 
