@@ -1,8 +1,9 @@
 //! Inputs on which the `differential` fuzz target (crates/query/fuzz) found `Mesh` and the
 //! scalar watertight kernel (`ray_triangle`) disagreeing, or both wrong, kept as plain
-//! tests: seven fixed (the mesh now answers as the kernel does; one on a pre-split mesh; one
-//! where both reported an overflow as a hit), two grazes within rounding that the target
-//! counts apart (the mesh answers as the exact ray does).
+//! tests: eight fixed (the mesh now answers as the kernel does; one on a pre-split mesh; one
+//! where both reported an overflow as a hit; one where the traversal's order decided between
+//! two hits a rounding apart), two grazes within rounding that the target counts apart (the
+//! mesh answers as the exact ray does).
 
 use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
 use raypick_query::{Mesh, RayQuery};
@@ -75,9 +76,11 @@ fn origin_rounded_onto_a_plane_is_a_graze_the_mesh_answers_exactly() {
 
 /// Coordinates of 1e34 beside ones of 1 (the fuzz input as found): the kernel puts triangle
 /// 2's hit at t = -0, while the exact ray enters its box only at t = 1.04e-34, after
-/// triangle 4's hit at 7.2e-35, so the traversal prunes triangle 2 and answers triangle 4,
-/// the first surface the exact ray reaches: a graze within rounding (the coordinates span 68
-/// orders of magnitude).
+/// triangle 4's hit at 7.2e-35: a graze within rounding (the coordinates span 68 orders of
+/// magnitude). The traversal once pruned triangle 2 there and answered triangle 4, the first
+/// surface the exact ray reaches; its pruning pad now holds the kernel's rounding at the
+/// ray's reach over the mesh, so it answers the lowest kernel `t`, triangle 2, as every
+/// traversal order does.
 #[test]
 fn kernel_t_before_the_exact_box_entry_is_a_graze() {
     let positions = points(&[
@@ -121,7 +124,7 @@ fn kernel_t_before_the_exact_box_entry_is_a_graze() {
     let ts = kernel_ts(&positions, &triangles, &ray, &q);
     assert_eq!((ts[2], ts[4]), (Some(-0.0), Some(7.1931254e-35)));
     let hit = mesh.closest_hit(&ray, &q).unwrap();
-    assert_eq!((hit.triangle, hit.t), (4, 7.1931254e-35));
+    assert_eq!((hit.triangle, hit.t.to_bits()), (2, (-0.0f32).to_bits()));
 }
 
 /// A direction component so small (2e-41, subnormal) that its reciprocal overflows in the
@@ -432,4 +435,67 @@ fn infinite_t_from_an_overflow_is_no_hit() {
     let mut out = vec![None; 16];
     mesh.closest_hit_coherent(&[ray; 16], &q, &mut out).unwrap();
     assert!(out.iter().all(Option::is_none));
+}
+
+/// A hit 1e-3 of the mesh's reach from the ray's origin, on two coplanar triangles (found by
+/// the target's coherent packets, which met them in the other order): the kernel's `t` strays
+/// from the plane's distance by a few roundings of the triangles' depths along the ray,
+/// 5e-5 of `t` here, and the one rounding below was in a box entered past the other's hit,
+/// beyond the purely relative pruning pad. The pad now holds a few hundred roundings of the
+/// ray's reach over the mesh, and every traversal finds the lower `t`.
+#[test]
+fn closest_hit_near_the_origin_is_the_lowest_kernel_t() {
+    let positions = points(&[
+        [-0.5, -0.5, 1.0],
+        [-0.5, 2.0, -2.0],
+        [-1.0, 0.5, -0.5],
+        [-0.5, -0.5, -1.5],
+        [-0.5, 0.5, -0.5],
+    ]);
+    let triangles = vec![
+        [3, 1, 1],
+        [1, 3, 0],
+        [0, 3, 3],
+        [3, 1, 0],
+        [1, 3, 0],
+        [0, 3, 4],
+        [4, 4, 4],
+        [4, 4, 4],
+    ];
+    let ray = Ray::new(
+        Point3::new(-0.49775, -0.50075, -0.498875),
+        Vector3::new(-2.001, 1.9995, 2.003),
+    );
+    let q = RayQuery {
+        t_min: -4.0,
+        ..RayQuery::default()
+    };
+    let kernel = kernel_ts(&positions, &triangles, &ray, &q);
+    let (lowest, t) = kernel
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.map(|t| (i, t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    // The two planes' hits differ in their fifth digit: the test can tell them apart.
+    assert_eq!(lowest, 5);
+    assert!(kernel[1].unwrap() > t);
+    let config = raypick_bvh::BuildConfig {
+        presplit: 0.25,
+        ..Default::default()
+    };
+    let plain = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let split = Mesh::with_config(positions.clone(), triangles.clone(), &config).unwrap();
+    let mut compact = plain.clone();
+    compact
+        .set_node_layout(raypick_query::mesh::NodeLayout::Compact)
+        .unwrap();
+    for mesh in [&plain, &split, &compact] {
+        let hit = mesh.closest_hit(&ray, &q).unwrap();
+        assert_eq!((hit.triangle, hit.t), (5, t));
+        let rays = vec![ray; 16];
+        let mut coherent = vec![None; 16];
+        mesh.closest_hit_coherent(&rays, &q, &mut coherent).unwrap();
+        assert!(coherent.iter().all(|h| *h == Some(hit)));
+    }
 }

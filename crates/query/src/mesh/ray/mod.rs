@@ -71,13 +71,33 @@ pub struct Hit {
     pub front_face: bool,
 }
 
-/// Lets traversal keep boxes whose entry rounds a little past the best hit, so that an
-/// equal-`t` hit on a lower-index triangle elsewhere in the tree is still seen (ties must not
-/// depend on the tree's order). The pad is relative, with a floor of 32 subnormal steps so
-/// that it does not vanish for a subnormal `t`.
+/// Lets traversal keep boxes whose entry rounds a little past the best hit, so that the hits
+/// at or below the best `t` elsewhere in the tree are still seen, whatever the tree's order:
+/// an equal-`t` hit on a lower-index triangle (ties), and a hit whose reported `t` rounds
+/// below the best one while its box's entry does not. The relative part, with a floor of 32
+/// subnormal steps, covers the rounding of `t` itself; `pad` ([`prune_pad`]) the kernel's,
+/// which scales with the triangle's depths along the ray rather than with `t`.
 #[inline(always)]
-fn prune_bound(t: Real) -> Real {
-    t + (t.abs() + Real::MIN_POSITIVE) * (32.0 * Real::EPSILON)
+fn prune_bound(t: Real, pad: Real) -> Real {
+    t + (t.abs() + Real::MIN_POSITIVE) * (32.0 * Real::EPSILON) + pad
+}
+
+/// [`prune_bound`]'s absolute pad for a ray from `origin` whose largest direction component
+/// is `1 / inv_speed` in magnitude, on a mesh whose largest coordinate magnitude is `scale`:
+/// 32 roundings of that scale plus the origin's, in units of `t`. The kernel's `t` is a
+/// weighted mean of the hit triangle's corner depths, each the rounded difference of a corner
+/// and the origin, so it strays from the plane's distance (where the box test enters) by a
+/// few roundings of those coordinates: past a purely relative pad when the hit lies near the
+/// origin (`t` small beside the coordinates). 0 where that is not finite (an invalid ray).
+#[inline(always)]
+pub(crate) fn prune_pad(scale: Real, origin: [Real; 3], inv_speed: Real) -> Real {
+    let far = origin[0].abs().max(origin[1].abs()).max(origin[2].abs());
+    let pad = (far + scale) * inv_speed.abs() * (32.0 * Real::EPSILON);
+    if pad.is_finite() {
+        pad
+    } else {
+        0.0
+    }
 }
 
 /// The interval for the traversal's box tests on a query over `[t_min, t_max]`, for a ray
@@ -135,7 +155,9 @@ impl Mesh {
     ///
     /// Watertight: a ray through an edge or vertex shared by several triangles hits one of
     /// them. Among hits at exactly the same `t` (coplanar or duplicated triangles) the lowest
-    /// triangle index wins, whatever the tree. Degenerate triangles, an empty mesh, a ray with
+    /// triangle index wins, whatever the tree; hits a rounding apart are told apart by the
+    /// `t` the triangle test reports, also whatever the tree (its boxes are searched a few
+    /// roundings of the coordinates past the best hit). Degenerate triangles, an empty mesh, a ray with
     /// a NaN, an infinity or a zero (or subnormal) direction, and an empty or NaN interval
     /// find nothing. A direction component below the largest by more than f32's normal range
     /// (about 2^-126) counts as zero, in the triangle and the box tests alike (see
@@ -405,7 +427,7 @@ fn traversal(k: &TriangleRay, ordered: bool) -> RayTraversal {
 fn closest_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
-    let sink = Closest::new(mesh, query.t_max, hi);
+    let sink = Closest::new(mesh, query.t_max, hi, k.prune_pad(mesh));
     run_leaves(mesh, k, t_min, cull, (lo, hi), true, sink).best
 }
 
@@ -477,6 +499,13 @@ impl TriangleRay {
         traversal_range(t_min, t_max, || {
             ray_extent(&mesh.bounds(), w.origin, w.dir())
         })
+    }
+
+    /// [`prune_pad`] for this ray (its shear's `1 / dir[kz]` is the inverse speed).
+    #[inline(always)]
+    pub(crate) fn prune_pad(&self, mesh: &Mesh) -> Real {
+        let w = self.w();
+        prune_pad(mesh.reach.scale(), w.origin, w.shear[2])
     }
 }
 

@@ -236,7 +236,7 @@ impl Mesh {
             query,
             t_max,
             true,
-            |t_max, bound| Closest::new(self, t_max, bound),
+            |t_max, bound, k| Closest::new(self, t_max, bound, k.prune_pad(self)),
             |i, sink| out[i] = sink.best.map(|(h, slot)| self.make_hit(slot, &h)),
         )
     }
@@ -251,13 +251,14 @@ impl Mesh {
             query,
             |_| query.t_max,
             false,
-            AnyHit::new,
+            |t_max, bound, _| AnyHit::new(t_max, bound),
             |i, sink| out[i] = sink.found,
         )
     }
 
     /// The packet traversal behind both: each valid ray `i` that can reach the mesh gets
-    /// the sink `sink(t_max(i), bound)` (`bound` the traversal's widened `t_max`), the rays
+    /// the sink `sink(t_max(i), bound, k)` (`bound` the traversal's widened `t_max`, `k` the
+    /// prepared ray), the rays
     /// go down the tree as one packet where they are a bundle, the rays a packet leaves
     /// unfinished (abandoned, or no packet) run alone in the traversal order `ordered`
     /// from their sinks' bounds, and `finish(i, sink)` takes each answer. True when the
@@ -268,7 +269,7 @@ impl Mesh {
         query: &RayQuery,
         t_max: impl Fn(usize) -> Real,
         ordered: bool,
-        sink: impl Fn(Real, Real) -> S,
+        sink: impl Fn(Real, Real, &TriangleRay) -> S,
         mut finish: impl FnMut(usize, &S),
     ) -> bool {
         // Built in place: a packet's members are about 5 KB, which a move would copy.
@@ -295,7 +296,7 @@ impl Mesh {
                 t_min: query.t_min,
                 cull: query.cull,
                 lanes: LaneHits::default(),
-                sink: sink(t_max, h),
+                sink: sink(t_max, h, &k),
             });
             index.push(i);
             lo.push(l);

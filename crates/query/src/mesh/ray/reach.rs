@@ -79,6 +79,8 @@ pub(crate) struct RootReach {
     bounds: Aabb,
     /// True for an empty box (a mesh without triangles): every ray misses.
     empty: bool,
+    /// The box's largest coordinate magnitude (0 for an empty box).
+    scale: Real,
 }
 
 impl Default for RootReach {
@@ -114,7 +116,18 @@ impl RootReach {
             half: [half[0], half[1], half[2], 0.0],
             bounds: *b,
             empty: !(0..3).all(|a| lo[a] <= hi[a]),
+            scale: if (0..3).all(|a| lo[a] <= hi[a]) {
+                (0..3).fold(0.0, |m: Real, a| m.max(b.min[a].abs()).max(b.max[a].abs()))
+            } else {
+                0.0
+            },
         }
+    }
+
+    /// The box's largest coordinate magnitude, 0 for an empty box.
+    #[inline(always)]
+    pub(crate) fn scale(&self) -> Real {
+        self.scale
     }
 
     /// The box this reach was made from.

@@ -22,18 +22,22 @@ pub(super) struct Closest<'a> {
     bound: Real,
     pub(super) best: Option<(RawHit, Slot)>,
     best_prim: u32,
+    /// [`prune_bound`]'s absolute pad for this ray.
+    pad: Real,
 }
 
 impl<'a> Closest<'a> {
-    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`.
+    /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`, `pad` the
+    /// ray's [`prune_pad`](super::prune_pad).
     #[inline(always)]
-    pub(super) fn new(mesh: &'a Mesh, t_max: Real, bound: Real) -> Self {
+    pub(super) fn new(mesh: &'a Mesh, t_max: Real, bound: Real, pad: Real) -> Self {
         Self {
             prims: mesh.prim_indices(),
             best_t: t_max,
             bound,
             best: None,
             best_prim: u32::MAX,
+            pad,
         }
     }
 }
@@ -60,7 +64,7 @@ impl LeafSink for Closest<'_> {
             self.best_t = h.t;
             self.best_prim = self.prims[pos];
             self.best = Some((h, slot));
-            let padded = prune_bound(h.t);
+            let padded = prune_bound(h.t, self.pad);
             if padded < self.bound {
                 self.bound = padded;
             }

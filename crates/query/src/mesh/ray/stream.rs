@@ -8,7 +8,9 @@ use raypick_bvh::wide::{RayTraversal, RayVisitor, StreamRay};
 use raypick_bvh::BoxRay;
 use raypick_primitives::{Ray, Real};
 
-use super::{ray_extent, traversal_range, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery};
+use super::{
+    prune_pad, ray_extent, traversal_range, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery,
+};
 use crate::mesh::triangle_kernel::{LaneHits, TriangleRay};
 use crate::mesh::{with_tree, Mesh};
 
@@ -39,7 +41,7 @@ impl<S: LeafSink> StreamRay for Streamed<'_, S> {
 }
 
 impl Mesh {
-    /// The rays of `rays` as a stream, each with the sink `sink(widened t_max)` makes;
+    /// The rays of `rays` as a stream, each with the sink `sink(widened t_max, ray)` makes;
     /// `done(index, sink)` gets each ray's final sink (invalid rays included, untouched).
     /// The stream's interval, and every sink's bound, is the union of the rays' widened
     /// ones ([`traversal_range`]): at least each ray's own, and the sinks decide on `t`.
@@ -49,7 +51,7 @@ impl Mesh {
         rays: &[Ray],
         query: &RayQuery,
         ordered: bool,
-        sink: impl Fn(Real) -> S,
+        sink: impl Fn(Real, &Ray) -> S,
         done: impl FnMut(usize, S),
     ) {
         let (mut lo, mut hi) = (query.t_min, query.t_max);
@@ -64,7 +66,7 @@ impl Mesh {
         let done = std::cell::RefCell::new(done);
         let mut next = rays.iter().enumerate().filter_map(|(index, ray)| {
             if self.reach.misses(ray, query.t_min) {
-                (done.borrow_mut())(index, sink(hi));
+                (done.borrow_mut())(index, sink(hi, ray));
                 return None;
             }
             Some(Streamed {
@@ -74,7 +76,7 @@ impl Mesh {
                     t_min: query.t_min,
                     cull: query.cull,
                     lanes: LaneHits::default(),
-                    sink: sink(hi),
+                    sink: sink(hi, ray),
                 },
                 index,
             })
@@ -100,7 +102,11 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) {
-        let sink = |bound| Closest::new(self, query.t_max, bound);
+        let sink = |bound, ray: &Ray| {
+            let o = ray.origin;
+            let pad = prune_pad(self.reach.scale(), [o.x, o.y, o.z], 1.0 / ray.dir.amax());
+            Closest::new(self, query.t_max, bound, pad)
+        };
         self.stream(rays, query, true, sink, |i, c| {
             out[i] = c.best.map(|(h, slot)| self.make_hit(slot, &h));
         });
@@ -109,7 +115,7 @@ impl Mesh {
     /// [`Mesh::any_hit`] of every ray of `rays` into `out` (same length), traversed as a
     /// stream: the same answers.
     pub(crate) fn any_hit_stream(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) {
-        let sink = |bound| AnyHit::new(query.t_max, bound);
+        let sink = |bound, _: &Ray| AnyHit::new(query.t_max, bound);
         self.stream(rays, query, false, sink, |i, a| out[i] = a.found);
     }
 }
