@@ -157,9 +157,9 @@ impl Mesh {
     /// them. Among hits at exactly the same `t` (coplanar or duplicated triangles) the lowest
     /// triangle index wins, whatever the tree; hits a rounding apart are told apart by the
     /// `t` the triangle test reports, also whatever the tree (its boxes are searched a few
-    /// roundings of the coordinates past the best hit). Degenerate triangles, an empty mesh, a ray with
-    /// a NaN, an infinity or a zero (or subnormal) direction, and an empty or NaN interval
-    /// find nothing. A direction component below the largest by more than f32's normal range
+    /// roundings of the coordinates past the best hit). Degenerate triangles, an empty mesh,
+    /// a ray with a NaN, an infinity or a zero (or subnormal) direction, and an empty or NaN
+    /// interval find nothing. A direction component below the largest by more than f32's normal range
     /// (about 2^-126) counts as zero, in the triangle and the box tests alike (see
     /// [`WatertightRay`](raypick_primitives::WatertightRay)).
     /// Allocates nothing.

@@ -258,11 +258,10 @@ impl Mesh {
 
     /// The packet traversal behind both: each valid ray `i` that can reach the mesh gets
     /// the sink `sink(t_max(i), bound, k)` (`bound` the traversal's widened `t_max`, `k` the
-    /// prepared ray), the rays
-    /// go down the tree as one packet where they are a bundle, the rays a packet leaves
-    /// unfinished (abandoned, or no packet) run alone in the traversal order `ordered`
-    /// from their sinks' bounds, and `finish(i, sink)` takes each answer. True when the
-    /// packet wasted its work ([`Members::wasteful`]).
+    /// prepared ray), the rays go down the tree as one packet where they are a bundle, the
+    /// rays a packet leaves unfinished (abandoned, or no packet) run alone in the traversal
+    /// order `ordered` from their sinks' bounds, and `finish(i, sink)` takes each answer.
+    /// True when the packet wasted its work ([`Members::wasteful`]).
     fn packet<S: LeafSink>(
         &self,
         rays: &[Ray],
