@@ -90,7 +90,7 @@ fn prune_bound(t: Real, pad: Real) -> Real {
 /// few roundings of those coordinates: past a purely relative pad when the hit lies near the
 /// origin (`t` small beside the coordinates). 0 where that is not finite (an invalid ray).
 #[inline(always)]
-pub(crate) fn prune_pad(scale: Real, origin: [Real; 3], inv_speed: Real) -> Real {
+fn prune_pad(scale: Real, origin: [Real; 3], inv_speed: Real) -> Real {
     let far = origin[0].abs().max(origin[1].abs()).max(origin[2].abs());
     let pad = (far + scale) * inv_speed.abs() * (32.0 * Real::EPSILON);
     if pad.is_finite() {

@@ -100,9 +100,8 @@ impl RootReach {
         let scale = (0..3)
             .map(|a| center[a].abs() + half[a])
             .fold(0.0, f64::max);
-        let usable = (0..3).all(|a| lo[a] <= hi[a])
-            && scale >= f64::from(SMALLEST)
-            && scale <= f64::from(LARGEST);
+        let nonempty = (0..3).all(|a| lo[a] <= hi[a]);
+        let usable = nonempty && scale >= f64::from(SMALLEST) && scale <= f64::from(LARGEST);
         let pad = scale * f64::from(PAD);
         let half = half.map(|h| {
             if usable {
@@ -115,12 +114,10 @@ impl RootReach {
             center: [center[0] as Real, center[1] as Real, center[2] as Real, 0.0],
             half: [half[0], half[1], half[2], 0.0],
             bounds: *b,
-            empty: !(0..3).all(|a| lo[a] <= hi[a]),
-            scale: if (0..3).all(|a| lo[a] <= hi[a]) {
-                (0..3).fold(0.0, |m: Real, a| m.max(b.min[a].abs()).max(b.max[a].abs()))
-            } else {
-                0.0
-            },
+            empty: !nonempty,
+            // `|center| + half` is `max(|lo|, |hi|)` exactly (f32 values summed and halved
+            // in f64), so this is the box's largest f32 coordinate magnitude.
+            scale: if nonempty { scale as Real } else { 0.0 },
         }
     }
 

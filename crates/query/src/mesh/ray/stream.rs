@@ -8,9 +8,7 @@ use raypick_bvh::wide::{RayTraversal, RayVisitor, StreamRay};
 use raypick_bvh::BoxRay;
 use raypick_primitives::{Ray, Real};
 
-use super::{
-    prune_pad, ray_extent, traversal_range, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery,
-};
+use super::{ray_extent, traversal_range, AnyHit, Closest, Hit, LeafSink, Leaves, RayQuery};
 use crate::mesh::triangle_kernel::{LaneHits, TriangleRay};
 use crate::mesh::{with_tree, Mesh};
 
@@ -41,7 +39,8 @@ impl<S: LeafSink> StreamRay for Streamed<'_, S> {
 }
 
 impl Mesh {
-    /// The rays of `rays` as a stream, each with the sink `sink(widened t_max, ray)` makes;
+    /// The rays of `rays` as a stream, each with the sink `sink(widened t_max, k)` makes (`k`
+    /// the prepared ray, `None` for a ray passing beside the mesh, which joins no stream);
     /// `done(index, sink)` gets each ray's final sink (invalid rays included, untouched).
     /// The stream's interval, and every sink's bound, is the union of the rays' widened
     /// ones ([`traversal_range`]): at least each ray's own, and the sinks decide on `t`.
@@ -51,7 +50,7 @@ impl Mesh {
         rays: &[Ray],
         query: &RayQuery,
         ordered: bool,
-        sink: impl Fn(Real, &Ray) -> S,
+        sink: impl Fn(Real, Option<&TriangleRay>) -> S,
         done: impl FnMut(usize, S),
     ) {
         let (mut lo, mut hi) = (query.t_min, query.t_max);
@@ -66,17 +65,19 @@ impl Mesh {
         let done = std::cell::RefCell::new(done);
         let mut next = rays.iter().enumerate().filter_map(|(index, ray)| {
             if self.reach.misses(ray, query.t_min) {
-                (done.borrow_mut())(index, sink(hi, ray));
+                (done.borrow_mut())(index, sink(hi, None));
                 return None;
             }
+            let k = TriangleRay::new(ray);
+            let sink = sink(hi, Some(&k));
             Some(Streamed {
                 v: Leaves {
                     mesh: self,
-                    k: TriangleRay::new(ray),
+                    k,
                     t_min: query.t_min,
                     cull: query.cull,
                     lanes: LaneHits::default(),
-                    sink: sink(hi, ray),
+                    sink,
                 },
                 index,
             })
@@ -102,9 +103,9 @@ impl Mesh {
         query: &RayQuery,
         out: &mut [Option<Hit>],
     ) {
-        let sink = |bound, ray: &Ray| {
-            let o = ray.origin;
-            let pad = prune_pad(self.reach.scale(), [o.x, o.y, o.z], 1.0 / ray.dir.amax());
+        let sink = |bound, k: Option<&TriangleRay>| {
+            // A ray beside the mesh keeps its sink untouched: no pad needed.
+            let pad = k.map_or(0.0, |k| k.prune_pad(self));
             Closest::new(self, query.t_max, bound, pad)
         };
         self.stream(rays, query, true, sink, |i, c| {
@@ -115,7 +116,7 @@ impl Mesh {
     /// [`Mesh::any_hit`] of every ray of `rays` into `out` (same length), traversed as a
     /// stream: the same answers.
     pub(crate) fn any_hit_stream(&self, rays: &[Ray], query: &RayQuery, out: &mut [bool]) {
-        let sink = |bound, _: &Ray| AnyHit::new(query.t_max, bound);
+        let sink = |bound, _: Option<&TriangleRay>| AnyHit::new(query.t_max, bound);
         self.stream(rays, query, false, sink, |i, a| out[i] = a.found);
     }
 }
