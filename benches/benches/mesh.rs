@@ -227,7 +227,7 @@ fn mesh_update(c: &mut Criterion) {
         // The tree refit alone, from triangle boxes by original index (the generic API) and
         // in leaf order (no indirection).
         let mut wide = mesh.tree().clone();
-        let prims = mesh.prim_indices().to_vec();
+        let prims: Vec<u32> = mesh.prim_indices().collect();
         let boxes: Vec<Aabb> = (0..data.triangles.len())
             .map(|t| {
                 let [a, b, c] = data.triangles[t].map(|v| moved[v as usize]);

@@ -74,7 +74,6 @@ fn place_prims(loaded: &SceneData, scene: &mut Scene) -> Result<(), CliError> {
 struct Flat {
     mesh: Mesh,
     positions: Vec<Point3<Real>>,
-    triangles: Vec<[u32; 3]>,
 }
 
 /// The loaded file and its scene.
@@ -308,12 +307,11 @@ impl World {
         self.flat
             .get_or_init(|| {
                 let (m, _) = self.loaded.flatten();
-                let mesh = Mesh::new(m.positions.clone(), m.triangles.clone())
-                    .map_err(|e| e.to_string())?;
+                let mesh =
+                    Mesh::new(m.positions.clone(), m.triangles).map_err(|e| e.to_string())?;
                 Ok(Flat {
                     mesh,
                     positions: m.positions,
-                    triangles: m.triangles,
                 })
             })
             .as_ref()
@@ -351,11 +349,10 @@ struct CostCounter<'a, L> {
 
 impl<L: WideLayout<8>> RayVisitor for CostCounter<'_, L> {
     fn leaf(&mut self, range: Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
-        let order = self.flat.mesh.prim_indices();
-        for pos in range {
+        let leaf = &self.flat.mesh.leaf_vertex_indices()[range];
+        for tri in leaf {
             self.triangles_tested += 1;
-            let [a, b, c] =
-                self.flat.triangles[order[pos] as usize].map(|k| self.flat.positions[k as usize]);
+            let [a, b, c] = tri.map(|k| self.flat.positions[k as usize]);
             if let Some(h) = self.ray.intersect(&a, &b, &c, 0.0, *t_max, Cull::None) {
                 *t_max = h.t;
             }

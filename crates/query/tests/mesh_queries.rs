@@ -246,7 +246,7 @@ fn update_positions_then_oracle_again() {
         // The refit tree is valid and tight: every leaf box is the union of its triangles'.
         let wide = mesh.tree();
         assert_eq!(wide.validate().unwrap().prim_count, m.triangles.len());
-        let prims = mesh.prim_indices();
+        let prims: Vec<u32> = mesh.prim_indices().collect();
         for node in wide.as_plain().unwrap().nodes() {
             for slot in 0..8 {
                 if let WideChild::Leaf(r) = node.child(slot) {
@@ -309,10 +309,10 @@ fn update_positions_on_a_mesh_large_enough_for_the_parallel_path() {
         m.positions[v] = m.positions[v + 1];
     }
     mesh.update_positions(&m.positions).unwrap();
-    for (&orig, corners) in mesh.prim_indices().iter().zip(mesh.leaf_triangles()) {
+    for (orig, corners) in mesh.prim_indices().zip(mesh.leaf_triangles()) {
         assert_eq!(corners, m.tri(orig as usize));
     }
-    let prims = mesh.prim_indices();
+    let prims: Vec<u32> = mesh.prim_indices().collect();
     for node in mesh.tree().as_plain().unwrap().nodes() {
         for slot in 0..8 {
             if let WideChild::Leaf(r) = node.child(slot) {

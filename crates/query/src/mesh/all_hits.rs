@@ -139,7 +139,7 @@ pub(super) fn merge_crossings(mesh: &Mesh, k: &TriangleRay, hits: &mut Vec<Hit>)
             hits[i].point.y = 1.0;
             continue;
         }
-        let prim = |j: usize, hits: &[Hit]| mesh.prim_indices()[hits[j].triangle as usize];
+        let prim = |j: usize, hits: &[Hit]| mesh.tris.prim(hits[j].triangle as usize);
         // Largest signed coverage around the feature, and the facing that reaches it
         // (None when both facings do).
         let (count, facing) = match pi.feature {

@@ -35,8 +35,12 @@ pub enum MeshError {
         /// Its z coordinate.
         z: f32,
     },
-    /// More triangles than a `u32` index can name (`u32::MAX - 1` at most).
-    #[error("{count} triangles: at most {} are supported", u32::MAX - 1)]
+    /// More triangles than the leaf rows' 31-bit original index can name (`2^31 - 1` at
+    /// most; bit 31 holds the degenerate flag).
+    #[error(
+        "{count} triangles: at most {} are supported",
+        crate::mesh::MAX_TRIANGLES
+    )]
     TooManyTriangles {
         /// The number of triangles given.
         count: usize,

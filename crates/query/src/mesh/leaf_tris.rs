@@ -1,13 +1,18 @@
-//! The mesh's triangle corners in leaf order, laid out for the SIMD triangle kernel.
+//! The mesh's triangles in leaf order, laid out for the SIMD triangle kernel: corners and
+//! original indices.
 //!
 //! Each leaf of the tree is cut into groups of up to [`GROUP`] consecutive slots (from the
-//! leaf's first slot on). A group of `n` triangles starting at slot `s` is stored as 9 rows
-//! of `n` floats from float `9 * s`: row `3 * corner + axis` holds that coordinate of the
-//! group's triangles, lane `slot - s`. So a leaf's triangles still take 36 contiguous bytes
-//! each, as the plain `[a, b, c]` layout did, and the kernel loads each row with one vector
-//! load instead of transposing 8 triangles in registers (measured: -5% instructions per
-//! closest hit on bunny). Random access by slot (a hit's corners, all hits, nearest point,
-//! overlaps) finds the slot's group with a bit set of group starts.
+//! leaf's first slot on). A group of `n` triangles starting at slot `s` is stored as
+//! [`ROWS`] rows of `n` 32-bit words from word `ROWS * s`: row `3 * corner + axis` holds
+//! that coordinate of the group's triangles, lane `slot - s`, and row 9 their original
+//! triangle indices. So a leaf's triangles take 40 contiguous bytes each, and the kernel
+//! loads each row with one vector load instead of transposing 8 triangles in registers
+//! (measured: -5% instructions per closest hit on bunny). A closest hit reads its
+//! triangle's index and degenerate flag from the lines the kernel has just loaded, where a
+//! separate leaf-order array cost a miss per hit on large meshes (measured: +2-13% on the
+//! 1M-triangle meshes; docs/performance.md).
+//! Random access by slot (a hit's corners, all hits, nearest point, overlaps) finds the
+//! slot's group with a bit set of group starts.
 
 use std::ops::Range;
 
@@ -19,10 +24,35 @@ use raypick_primitives::{point_triangle_lower_bounds, Aabb, Point3, Real, Triang
 /// The largest group: the kernel's lane count.
 pub(crate) const GROUP: usize = 8;
 
-/// Floats after the last group, so that the kernel's 8-lane loads of every row of the last
-/// group stay inside the array (row 8 of a group of `n` reads floats `8n .. 8n + 8`), and
+/// Rows per group: 9 of corners, then the original indices.
+pub(crate) const ROWS: usize = 10;
+
+/// Words after the last group, so that the kernel's 8-lane loads of every row of the last
+/// group stay inside the array (row 8 of a group of `n` reads words `8n .. 8n + 8`), and
 /// that [`LeafTriangles::at`] can read a whole group's worth from any group.
-const TAIL: usize = 9 * GROUP;
+const TAIL: usize = ROWS * GROUP;
+
+/// An original index (below 2^31) as stored in row 9: its bits with bit 30 flipped, so
+/// that the word reads as a normal float (exponent 128 or more, for indices below 2^30)
+/// where the kernels' 8-lane loads of row 8 run past a short group's end into the index
+/// row (those lanes are discarded, but arithmetic on subnormals is slow on some CPUs); bit
+/// 31 the degenerate flag.
+#[inline(always)]
+fn index_word(index: u32, degenerate: bool) -> f32 {
+    f32::from_bits((index ^ (1 << 30)) | (u32::from(degenerate) << 31))
+}
+
+/// The original index a row-9 word stores ([`index_word`] inverted).
+#[inline(always)]
+fn word_index(word: f32) -> u32 {
+    (word.to_bits() & !(1 << 31)) ^ (1 << 30)
+}
+
+/// The degenerate flag of a row-9 word.
+#[inline(always)]
+fn word_degenerate(word: f32) -> bool {
+    word.is_sign_negative()
+}
 
 /// Slots from which `fill` splits its work in two for rayon.
 const PARALLEL_SLOTS: usize = 16 * 1024;
@@ -54,10 +84,10 @@ impl Slot {
     }
 }
 
-/// The triangles of a mesh in leaf order, with their degenerate flags.
+/// The triangles of a mesh in leaf order, with their original indices and degenerate flags.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LeafTriangles {
-    /// `9 * len + TAIL` floats, the groups' rows (see the module doc), then zeros.
+    /// `ROWS * len + TAIL` words, the groups' rows (see the module doc), then zeros.
     rows: Vec<f32>,
     /// Bit `s` set when a group starts at slot `s`.
     starts: Vec<u64>,
@@ -74,17 +104,19 @@ pub(crate) fn groups(range: Range<usize>) -> impl Iterator<Item = (usize, usize)
 }
 
 impl LeafTriangles {
-    /// The triangles `tris` (in leaf order, finite corners) grouped by the leaves `leaves`
-    /// (the tree's leaf ranges, which cover `0..tris.len()`), with their degenerate flags:
-    /// the plain sequential writer, the tests' reference for [`LeafTriangles::fill`].
+    /// The triangles `tris` (in leaf order, finite corners) with original indices `prims`
+    /// grouped by the leaves `leaves` (the tree's leaf ranges, which cover
+    /// `0..tris.len()`), with their degenerate flags: the plain sequential writer, the
+    /// tests' reference for [`LeafTriangles::fill`].
     #[cfg(test)]
-    pub(crate) fn new(tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) -> Self {
+    pub(crate) fn new(tris: &[[Point3<Real>; 3]], prims: &[u32], leaves: &[Range<usize>]) -> Self {
         let mut out = Self::zeroed(tris.len(), leaves);
         for leaf in leaves {
             for (s, n) in groups(leaf.clone()) {
-                let group = &mut out.rows[9 * s..9 * (s + n)];
+                let group = &mut out.rows[ROWS * s..ROWS * (s + n)];
                 for (j, tri) in tris[s..s + n].iter().enumerate() {
                     write_lane(group, n, j, tri);
+                    group[9 * n + j] = index_word(prims[s + j], zero_cross(tri));
                 }
             }
         }
@@ -97,15 +129,17 @@ impl LeafTriangles {
     }
 
     /// The triangles `indices` (leaf order) of `positions` (indices in range, finite
-    /// positions) grouped by the leaves `leaves` (the tree's leaf ranges, which cover
+    /// positions), whose original indices are `prims` (leaf order, as long as `indices`),
+    /// grouped by the leaves `leaves` (the tree's leaf ranges, which cover
     /// `0..indices.len()`), with their degenerate flags; in parallel as [`LeafTriangles::fill`].
     pub(crate) fn from_indices(
         indices: &[[u32; 3]],
+        prims: &[u32],
         positions: &[Point3<Real>],
         leaves: &[Range<usize>],
     ) -> Self {
         let mut out = Self::zeroed(indices.len(), leaves);
-        out.fill(indices, positions);
+        out.fill_rows(indices, Some(prims), positions);
         out
     }
 
@@ -118,13 +152,13 @@ impl LeafTriangles {
                 starts[s / 64] |= 1 << (s % 64);
             }
         }
-        let mut rows = huge_page_vec(9 * len + TAIL);
+        let mut rows = huge_page_vec(ROWS * len + TAIL);
         // Zeroed in parallel when large and there are threads to share it: the first touch
         // of each page is most of the cost (one thread zeroes faster with `resize`).
         if len >= PARALLEL_SLOTS && rayon::current_num_threads() > 1 {
-            rows.par_extend(rayon::iter::repeat_n(0.0, 9 * len + TAIL));
+            rows.par_extend(rayon::iter::repeat_n(0.0, ROWS * len + TAIL));
         } else {
-            rows.resize(9 * len + TAIL, 0.0);
+            rows.resize(ROWS * len + TAIL, 0.0);
         }
         Self {
             rows,
@@ -138,14 +172,14 @@ impl LeafTriangles {
     /// kernel reads past a short group).
     #[inline(always)]
     pub(crate) fn group_rows(&self, start: usize) -> &[f32] {
-        &self.rows[9 * start..]
+        &self.rows[ROWS * start..]
     }
 
     /// Where the rows of the group starting at slot `start` begin (for prefetching: any
     /// `start` gives an address, never read through here).
     #[inline(always)]
     pub(crate) fn rows_ptr(&self, start: usize) -> *const u8 {
-        self.rows.as_ptr().wrapping_add(9 * start).cast()
+        self.rows.as_ptr().wrapping_add(ROWS * start).cast()
     }
 
     /// The address of the word holding slot `pos`'s degenerate flag (for a prefetch; never
@@ -200,7 +234,7 @@ impl LeafTriangles {
     pub(crate) fn at(&self, slot: Slot) -> [Point3<Real>; 3] {
         // A whole group's worth of floats (the tail makes room for it after any group), and
         // indices that provably stay below 72: one bounds check instead of nine.
-        let rows: &[f32; 9 * GROUP] = self.rows[9 * slot.start as usize..][..9 * GROUP]
+        let rows: &[f32; 9 * GROUP] = self.rows[ROWS * slot.start as usize..][..9 * GROUP]
             .try_into()
             .expect("9 * GROUP floats");
         lane_corners(rows, slot.n as usize, slot.lane as usize)
@@ -213,7 +247,8 @@ impl LeafTriangles {
     }
 
     /// For each triangle of the leaf `range` that may hold a point within squared distance
-    /// `*bound` of `p`, calls `f(slot, corners, bound)` in order (`f` may lower the bound).
+    /// `*bound` of `p`, calls `f(slot, corners, bound)` in order (`f` may lower the bound;
+    /// [`LeafTriangles::prim_at`] gives the slot's original index from the lines just read).
     ///
     /// The rejection is [`point_triangle_lower_bounds`], 4 or 8 lanes at a time from the rows
     /// (lanes past a group's end are discarded), whose root may exceed the distance by
@@ -228,7 +263,7 @@ impl LeafTriangles {
         p: &Point3<Real>,
         scale: Real,
         bound: &mut Real,
-        mut f: impl FnMut(usize, [Point3<Real>; 3], &mut Real),
+        mut f: impl FnMut(Slot, [Point3<Real>; 3], &mut Real),
     ) {
         let q = [p.x, p.y, p.z];
         let slack = 1e-5 * scale;
@@ -239,7 +274,7 @@ impl LeafTriangles {
             r * r
         };
         for (start, n) in groups(range) {
-            let g: &[f32; 9 * GROUP] = self.rows[9 * start..][..9 * GROUP]
+            let g: &[f32; 9 * GROUP] = self.rows[ROWS * start..][..9 * GROUP]
                 .try_into()
                 .expect("9 * GROUP floats");
             let n = n.min(GROUP);
@@ -268,7 +303,7 @@ impl LeafTriangles {
                 if lower > reach2 {
                     continue;
                 }
-                f(start + j, lane_corners(g, n, j), bound);
+                f(Slot::new(start, n, j), lane_corners(g, n, j), bound);
                 reach2 = reach(*bound);
             }
         }
@@ -293,7 +328,7 @@ impl LeafTriangles {
         // maximum in registers. Plain comparisons: the vertices are finite.
         let (mut lo, mut hi) = ([Real::INFINITY; 3], [Real::NEG_INFINITY; 3]);
         for (s, n) in groups(range) {
-            let g = &self.rows[9 * s..9 * (s + n)];
+            let g = &self.rows[ROWS * s..ROWS * s + 9 * n];
             for a in 0..3 {
                 let (mut l, mut h) = (lo[a], hi[a]);
                 for c in 0..3 {
@@ -310,8 +345,18 @@ impl LeafTriangles {
 
     /// Rewrites every triangle from `positions` and the leaf-order vertex indices
     /// `indices`, and recomputes the degenerate flags; in parallel (rayon) from 32,768
-    /// triangles, allocation-free.
+    /// triangles, allocation-free. The original indices stay.
     pub(crate) fn fill(&mut self, indices: &[[u32; 3]], positions: &[Point3<Real>]) {
+        self.fill_rows(indices, None, positions);
+    }
+
+    /// [`LeafTriangles::fill`], writing the original indices `prims` too when given.
+    fn fill_rows(
+        &mut self,
+        indices: &[[u32; 3]],
+        prims: Option<&[u32]>,
+        positions: &[Point3<Real>],
+    ) {
         let Self {
             rows,
             starts,
@@ -321,11 +366,61 @@ impl LeafTriangles {
         let job = Fill {
             starts,
             indices,
+            prims,
             positions,
             len: *len,
         };
         let tail = rows.len() - TAIL;
         job.run(0..*len, &mut rows[..tail], degenerate);
+    }
+
+    /// The number of slots.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The original index of the triangle at `slot` (a slot of one of the groups).
+    #[inline(always)]
+    pub(crate) fn prim_at(&self, slot: Slot) -> u32 {
+        word_index(self.word_at(slot))
+    }
+
+    /// The original index of the triangle at `slot`, and whether it is degenerate: one word
+    /// from the lines the kernel has just read.
+    #[inline(always)]
+    pub(crate) fn prim_degenerate_at(&self, slot: Slot) -> (u32, bool) {
+        let w = self.word_at(slot);
+        (word_index(w), word_degenerate(w))
+    }
+
+    /// The row-9 word of `slot`.
+    #[inline(always)]
+    fn word_at(&self, slot: Slot) -> f32 {
+        // A whole group's worth of words (the tail makes room for it after any group), and
+        // an index that provably stays below `ROWS * GROUP`: one bounds check.
+        let words: &[f32; ROWS * GROUP] = self.rows[ROWS * slot.start as usize..][..ROWS * GROUP]
+            .try_into()
+            .expect("ROWS * GROUP words");
+        let (n, lane) = ((slot.n as usize).min(GROUP), slot.lane as usize % GROUP);
+        words[9 * n + lane]
+    }
+
+    /// The original index of the triangle in slot `pos`; `pos < len`.
+    #[inline]
+    pub(crate) fn prim(&self, pos: usize) -> u32 {
+        self.prim_at(self.slot(pos))
+    }
+
+    /// The original indices of the slots `range` of one leaf, in order.
+    #[inline]
+    pub(crate) fn leaf_prims(&self, range: Range<usize>) -> impl Iterator<Item = u32> + '_ {
+        self.leaf_slots(range).map(|slot| self.prim_at(slot))
+    }
+
+    /// The original index of every slot, in slot order.
+    pub(crate) fn prims(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        (0..self.len).map(|pos| self.prim(pos))
     }
 
     /// Bytes held on the heap.
@@ -362,9 +457,9 @@ fn write_lane(group: &mut [f32], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
 }
 
 /// Writes `tri` as lane `j` of a group of `n` into the group's block: `n` at most `GROUP` and `j < GROUP` (the clamps
-/// let the compiler see every index below `9 * GROUP`).
+/// let the compiler see every index below `ROWS * GROUP`).
 #[inline(always)]
-fn write_block_lane(block: &mut [f32; 9 * GROUP], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
+fn write_block_lane(block: &mut [f32; ROWS * GROUP], n: usize, j: usize, tri: &[Point3<Real>; 3]) {
     let (n, j) = (n.min(GROUP), j % GROUP);
     for (c, p) in tri.iter().enumerate() {
         for a in 0..3 {
@@ -385,6 +480,8 @@ pub(crate) fn zero_cross(tri: &[Point3<Real>; 3]) -> bool {
 struct Fill<'a> {
     starts: &'a [u64],
     indices: &'a [[u32; 3]],
+    /// The original indices to write, or `None` to keep those in place.
+    prims: Option<&'a [u32]>,
     positions: &'a [Point3<Real>],
     len: usize,
 }
@@ -419,7 +516,7 @@ impl Fill<'_> {
             let mid = (slots.start + slots.len() / 2) & !63;
             let split = self.next_start(mid);
             let first = self.next_start(slots.start);
-            let (left_rows, right_rows) = rows.split_at_mut(9 * (split - first));
+            let (left_rows, right_rows) = rows.split_at_mut(ROWS * (split - first));
             let (left_deg, right_deg) = degenerate.split_at_mut(mid / 64 - slots.start / 64);
             let (carry, right_carry) = join(
                 || self.run(slots.start..mid, left_rows, left_deg),
@@ -436,8 +533,8 @@ impl Fill<'_> {
         let mut s = first;
         let mut off = 0;
         // Each group is written into this block, whose indices provably stay in bounds (no
-        // check per float), then copied; only its first `9 * n` floats are ever read.
-        let mut block = [0.0; 9 * GROUP];
+        // check per float), then copied; only its first `ROWS * n` words are ever read.
+        let mut block = [0.0; ROWS * GROUP];
         while s < slots.end {
             let next = self.next_start(s + 1);
             let n = next - s;
@@ -445,6 +542,13 @@ impl Fill<'_> {
                 let tri = self.indices[s + j].map(|i| self.positions[i as usize]);
                 write_block_lane(&mut block, n, j, &tri);
                 let zero = zero_cross(&tri);
+                // The index row: the given index, or the one in place, with the flag.
+                let at = (9 * n.min(GROUP) + j % GROUP).min(ROWS * GROUP - 1);
+                let index = match self.prims {
+                    Some(prims) => prims[s + j],
+                    None => word_index(rows[off + 9 * n + j]),
+                };
+                block[at] = index_word(index, zero);
                 debug_assert_eq!(zero, super::triangle_kernel::is_degenerate(&tri));
                 if zero {
                     let pos = s + j;
@@ -455,8 +559,8 @@ impl Fill<'_> {
                     }
                 }
             }
-            rows[off..off + 9 * n].copy_from_slice(&block[..9 * n]);
-            off += 9 * n;
+            rows[off..off + ROWS * n].copy_from_slice(&block[..ROWS * n]);
+            off += ROWS * n;
             s = next;
         }
         carry
@@ -466,6 +570,7 @@ impl Fill<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mesh::MAX_TRIANGLES;
     use rand::{Rng, SeedableRng};
 
     /// Leaf ranges of random sizes `1..=max` covering `0..len`.
@@ -501,15 +606,28 @@ mod tests {
             .collect()
     }
 
-    fn check(lt: &LeafTriangles, tris: &[[Point3<Real>; 3]], leaves: &[Range<usize>]) {
+    fn check(
+        lt: &LeafTriangles,
+        tris: &[[Point3<Real>; 3]],
+        prims: &[u32],
+        leaves: &[Range<usize>],
+    ) {
         assert_eq!(lt.len, tris.len());
-        assert_eq!(lt.rows.len(), 9 * tris.len() + TAIL);
+        assert_eq!(lt.rows.len(), ROWS * tris.len() + TAIL);
         assert!(
-            lt.rows[9 * tris.len()..].iter().all(|&x| x == 0.0),
+            lt.rows[ROWS * tris.len()..].iter().all(|&x| x == 0.0),
             "tail stays zero"
         );
+        assert_eq!(lt.prims().collect::<Vec<_>>(), prims);
         for (pos, tri) in tris.iter().enumerate() {
             assert_eq!(lt.get(pos), *tri, "slot {pos}");
+            assert_eq!(lt.prim(pos), prims[pos], "slot {pos}");
+            let slot = lt.slot(pos);
+            assert_eq!(
+                lt.prim_degenerate_at(slot),
+                (prims[pos], lt.is_degenerate(pos)),
+                "slot {pos}"
+            );
             assert_eq!(
                 lt.is_degenerate(pos),
                 super::super::triangle_kernel::is_degenerate(tri),
@@ -526,6 +644,10 @@ mod tests {
                 b.union(&Triangle::new(t[0], t[1], t[2]).aabb())
             });
             assert_eq!(lt.leaf_box(leaf.clone()), want);
+            assert_eq!(
+                lt.leaf_prims(leaf.clone()).collect::<Vec<_>>(),
+                &prims[leaf.clone()]
+            );
             // The kernel's layout: row `3 * corner + axis`, lane `slot - start`.
             for (s, n) in groups(leaf.clone()) {
                 let rows = lt.group_rows(s);
@@ -534,6 +656,11 @@ mod tests {
                         for a in 0..3 {
                             assert_eq!(rows[(3 * c + a) * n + j], tris[s + j][c][a]);
                         }
+                    }
+                    // Row 9 reads as a normal float for indices below 2^30 (the kernels'
+                    // loads past row 8 of a short group compute on it).
+                    if prims[s + j] < 1 << 30 {
+                        assert!(rows[9 * n + j].is_normal(), "slot {}", s + j);
                     }
                 }
                 assert!(
@@ -580,11 +707,24 @@ mod tests {
                 let leaves = leaves(&mut r, len, max_leaf);
                 let p0 = lattice(&mut r, verts as usize);
                 let tris0 = gather(&indices, &p0);
-                let mut lt = LeafTriangles::new(&tris0, &leaves);
-                check(&lt, &tris0, &leaves);
+                // Original indices of any size, some past 2^30 and the largest.
+                let prims: Vec<u32> = (0..len)
+                    .map(|i| match i % 5 {
+                        0 => MAX_TRIANGLES as u32 - i as u32,
+                        1 => (1 << 30) + i as u32,
+                        _ => r.gen_range(0..1 << 24),
+                    })
+                    .collect();
+                let mut lt = LeafTriangles::new(&tris0, &prims, &leaves);
+                check(&lt, &tris0, &prims, &leaves);
+                let built = LeafTriangles::from_indices(&indices, &prims, &p0, &leaves);
+                let bits =
+                    |l: &LeafTriangles| l.rows.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&built), bits(&lt));
+                assert_eq!(built.degenerate, lt.degenerate);
                 let p1 = lattice(&mut r, verts as usize);
                 lt.fill(&indices, &p1);
-                check(&lt, &gather(&indices, &p1), &leaves);
+                check(&lt, &gather(&indices, &p1), &prims, &leaves);
                 if len > 100 {
                     assert!(
                         (0..len).any(|p| lt.is_degenerate(p))

@@ -34,7 +34,6 @@ mod triangle_kernel_x86;
 
 use raypick_bvh::wide::{Bvh8, CollapseConfig};
 use raypick_bvh::BuildConfig;
-use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real};
 
 use leaf_tris::LeafTriangles;
@@ -83,8 +82,6 @@ pub use tree::{MeshTree, NodeLayout};
 pub struct Mesh {
     /// The 8-wide tree every query traverses (SIMD box tests for rays), plain or compact.
     pub(crate) wide: MeshTree,
-    /// Leaf order: `prims[pos]` is the original index of the triangle in leaf slot `pos`.
-    pub(crate) prims: Vec<u32>,
     /// Vertices of each triangle, in leaf order, and their degenerate flags.
     pub(crate) tris: LeafTriangles,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
@@ -138,7 +135,7 @@ impl Mesh {
         config: &BuildConfig,
     ) -> Result<Mesh, MeshError> {
         check_positions(&positions)?;
-        if triangles.len() >= u32::MAX as usize {
+        if triangles.len() > MAX_TRIANGLES {
             return Err(MeshError::TooManyTriangles {
                 count: triangles.len(),
             });
@@ -152,13 +149,15 @@ impl Mesh {
         let (boxes, refs) = presplit::presplit(&positions, &triangles, boxes, config.presplit);
         let (bvh, wide) = Bvh8::build(&boxes, config, &CollapseConfig::merge_leaves())?;
         drop(boxes);
-        // Rays read the triangles, and on a hit their original index, at random: large
-        // meshes put both on huge pages.
-        let mut prims = huge_page_vec(bvh.len());
-        match &refs {
-            Some(r) => prims.extend(bvh.prim_indices().iter().map(|&i| r.triangle[i as usize])),
-            None => prims.extend_from_slice(bvh.prim_indices()),
-        }
+        // The original index of each slot, in leaf order (kept in the leaf rows).
+        let prims: Vec<u32> = match &refs {
+            Some(r) => bvh
+                .prim_indices()
+                .iter()
+                .map(|&i| r.triangle[i as usize])
+                .collect(),
+            None => bvh.prim_indices().to_vec(),
+        };
         let (split, secondary) = presplit::split_slots(&prims, triangles.len());
         let pieces = match &refs {
             Some(r) => presplit::slot_pieces(&split, bvh.prim_indices(), r),
@@ -178,7 +177,7 @@ impl Mesh {
         let leaves = wide.leaf_ranges();
         // The leaf rows are filled beside the node quantization.
         let (tris, wide) = rayon::join(
-            || LeafTriangles::from_indices(&indices, &positions, &leaves),
+            || LeafTriangles::from_indices(&indices, &prims, &positions, &leaves),
             || MeshTree::new(wide, NodeLayout::Auto),
         );
         let wide = wide?;
@@ -186,7 +185,6 @@ impl Mesh {
         Ok(Mesh {
             reach: ray::RootReach::new(&wide.bounds()),
             wide,
-            prims,
             tris,
             indices,
             vertex_count: n,
@@ -294,17 +292,23 @@ impl Mesh {
         self.reach.bounds()
     }
 
-    /// Leaf order: `prim_indices()[i]` is the original index of the triangle in leaf slot
-    /// `i` (the leaf-order position the tree's leaf ranges refer to). Every triangle is in
-    /// one slot, or in several when it was pre-split ([`Mesh::has_split_triangles`]). Empty
-    /// for an empty mesh.
+    /// Leaf order: item `i` is the original index of the triangle in leaf slot `i` (the
+    /// leaf-order position the tree's leaf ranges refer to). Every triangle is in one slot,
+    /// or in several when it was pre-split ([`Mesh::has_split_triangles`]). Empty for an
+    /// empty mesh. The indices are stored beside each slot's corners, so this walks them;
+    /// [`Mesh::prim_index`] reads one.
+    pub fn prim_indices(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.tris.prims()
+    }
+
+    /// The original index of the triangle in leaf slot `slot`; `None` past the last slot.
     #[must_use]
-    pub fn prim_indices(&self) -> &[u32] {
-        &self.prims
+    pub fn prim_index(&self, slot: usize) -> Option<u32> {
+        (slot < self.tris.len()).then(|| self.tris.prim(slot))
     }
 
     /// The corners of each triangle in BVH leaf order: item `i` is slot `i`, which holds
-    /// original triangle `self.prim_indices()[i]`. Empty for an empty mesh.
+    /// original triangle `self.prim_index(i)`. Empty for an empty mesh.
     pub fn leaf_triangles(&self) -> impl ExactSizeIterator<Item = [Point3<Real>; 3]> + '_ {
         self.tris.iter()
     }
@@ -325,7 +329,8 @@ impl Mesh {
     pub fn vertices_and_triangles(&self) -> (Vec<Point3<Real>>, Vec<[u32; 3]>) {
         let mut positions = vec![Point3::origin(); self.vertex_count];
         let mut triangles = vec![[0u32; 3]; self.len()];
-        for ((&orig, tri), corners) in self.prims.iter().zip(&self.indices).zip(self.tris.iter()) {
+        let slots = self.tris.prims().zip(&self.indices).zip(self.tris.iter());
+        for ((orig, tri), corners) in slots {
             triangles[orig as usize] = *tri;
             for (&v, p) in tri.iter().zip(corners) {
                 positions[v as usize] = p;
@@ -384,8 +389,8 @@ impl Mesh {
         Ok(())
     }
 
-    /// Bytes held by the mesh: its leaf-order vertices (36 bytes per triangle), vertex
-    /// indices (12), leaf order (4), degenerate flags and group starts (1 bit each), 32 bytes
+    /// Bytes held by the mesh: its leaf-order vertices and original indices (40 bytes per
+    /// triangle), vertex indices (12), degenerate flags and group starts (1 bit each), 32 bytes
     /// of padding, the 8-wide tree (256 bytes per node, 128 when compact), and the struct
     /// itself. [`Mesh::update_positions`] adds nothing. Not counted: what the solid and
     /// distance queries build at their first use (the winding-number expansions, and a
@@ -396,7 +401,6 @@ impl Mesh {
         size_of::<Self>()
             + self.tris.heap_bytes()
             + self.indices.capacity() * size_of::<[u32; 3]>()
-            + self.prims.capacity() * size_of::<u32>()
             + (self.split.capacity() + self.secondary.capacity()) * size_of::<u64>()
             + self.pieces.capacity() * size_of::<presplit::SlotPiece>()
             + self.wide.memory_bytes()
@@ -428,6 +432,9 @@ fn map_all<T: Sync, U: Send>(
 
 /// Triangle counts (or vertex counts) from which construction runs its passes on rayon.
 const PARALLEL_BUILD: usize = 1 << 15;
+
+/// The most triangles a mesh holds: original indices are 31 bits in the leaf rows.
+pub(crate) const MAX_TRIANGLES: usize = (1 << 31) - 1;
 
 /// No item of `items` is `bad`: a branch-free scan, in parallel chunks when large (the caller
 /// looks for the first bad item only on failure).

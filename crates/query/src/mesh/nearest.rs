@@ -80,7 +80,6 @@ impl Mesh {
         // ~1e19 overflow to infinity and are then not ranked).
         let max2 = max_distance * max_distance;
         let scale = self.nearest_scale(p);
-        let prims = &self.prims[..];
         let disks = self.disks.get_or_init(|| {
             super::with_tree!(&self.wide, t => super::slot_disks::SlotDisks::build(t, &self.tris))
         });
@@ -97,15 +96,19 @@ impl Mesh {
                 // Triangles whose box is farther than the best point are rejected inside, 8 at a
                 // time (a lower bound).
                 self.tris
-                    .for_each_near(range, p, scale, best2, |pos, [a, b, c], best2| {
+                    .for_each_near(range, p, scale, best2, |slot, [a, b, c], best2| {
                         let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
                             return;
                         };
                         let d2 = proj.distance_squared;
-                        if d2 < *best2 || (d2 == *best2 && prims[pos] < best_prim) {
+                        if d2 > *best2 {
+                            return;
+                        }
+                        let prim = self.tris.prim_at(slot);
+                        if d2 < *best2 || prim < best_prim {
                             *best2 = d2;
-                            best_prim = prims[pos];
-                            best = Some((proj, pos));
+                            best_prim = prim;
+                            best = Some((proj, slot.pos()));
                         }
                     });
                 ControlFlow::Continue(())
@@ -113,7 +116,7 @@ impl Mesh {
         let (proj, pos) = best?;
         let near = NearestPoint {
             point: proj.point,
-            triangle: prims[pos],
+            triangle: best_prim,
             u: proj.u,
             v: proj.v,
             distance: proj.distance_squared.sqrt(),

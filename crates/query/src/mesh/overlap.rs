@@ -34,12 +34,6 @@ impl FrustumSelection {
 }
 
 impl Mesh {
-    #[inline]
-    fn triangle_at(&self, pos: usize) -> Triangle {
-        let [a, b, c] = self.tris.get(pos);
-        Triangle::new(a, b, c)
-    }
-
     /// Runs `node` over the tree and `exact` over each candidate triangle, collecting the
     /// original indices of those that pass, sorted.
     fn collect_overlaps(
@@ -63,9 +57,10 @@ impl Mesh {
         out: &'a mut Vec<u32>,
     ) -> impl FnMut(std::ops::Range<usize>) -> ControlFlow<()> + 'a {
         move |range| {
-            for pos in range {
-                if exact(&self.triangle_at(pos)) {
-                    out.push(self.prims[pos]);
+            for slot in self.tris.leaf_slots(range) {
+                let [a, b, c] = self.tris.at(slot);
+                if exact(&Triangle::new(a, b, c)) {
+                    out.push(self.tris.prim_at(slot));
                 }
             }
             ControlFlow::Continue(())
@@ -196,14 +191,16 @@ impl Mesh {
     /// [`Mesh::classify_frustum`] into `out` (cleared first), reusing its memory.
     pub fn classify_frustum_into(&self, frustum: &Frustum, out: &mut FrustumSelection) {
         out.clear();
-        let prims = &self.prims[..];
         self.wide.traverse_where(
             |n| frustum_aabb(frustum, n) != Classification::Outside,
             |range| {
-                for pos in range {
-                    match frustum_triangle(frustum, &self.triangle_at(pos)) {
-                        Classification::Inside => out.inside.push(prims[pos]),
-                        Classification::Intersecting => out.intersecting.push(prims[pos]),
+                for slot in self.tris.leaf_slots(range) {
+                    let [a, b, c] = self.tris.at(slot);
+                    match frustum_triangle(frustum, &Triangle::new(a, b, c)) {
+                        Classification::Inside => out.inside.push(self.tris.prim_at(slot)),
+                        Classification::Intersecting => {
+                            out.intersecting.push(self.tris.prim_at(slot));
+                        }
                         Classification::Outside => {}
                     }
                 }

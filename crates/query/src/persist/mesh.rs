@@ -3,7 +3,6 @@
 use std::sync::OnceLock;
 
 use raypick_bvh::wide::{Bvh8, CompactBvh8, WideChild};
-use raypick_primitives::simd::huge_page_vec;
 use raypick_primitives::{Aabb, Point3, Real, Triangle};
 
 use super::{finish, payload, start, u32s, LoadError, Reader, SavedKind, Writer};
@@ -62,10 +61,10 @@ impl Mesh {
         w.u32(with_tree!(&self.wide, t => t.depth()) as u32);
         w.u32(0);
         w.u64(self.vertex_count as u64);
-        w.u64(self.prims.len() as u64);
+        w.u64(self.tris.len() as u64);
         w.u64(with_tree!(&self.wide, t => t.nodes().len()) as u64);
         let (positions, _) = self.vertices_and_triangles();
-        w.out.reserve(12 * positions.len() + 16 * self.prims.len());
+        w.out.reserve(12 * positions.len() + 16 * self.tris.len());
         for p in &positions {
             for c in p.coords.iter() {
                 w.f32(*c);
@@ -76,7 +75,7 @@ impl Mesh {
                 w.u32(v);
             }
         }
-        for &p in &self.prims {
+        for p in self.tris.prims() {
             w.u32(p);
         }
         with_tree!(&self.wide, t => t.write_nodes(&mut w.out));
@@ -112,7 +111,7 @@ impl Mesh {
         let vertex_count = r.u64("vertex count")?;
         let tri_count = r.u64("triangle count")?;
         let node_count = r.u64("node count")?;
-        if tri_count >= u64::from(u32::MAX) {
+        if tri_count > crate::mesh::MAX_TRIANGLES as u64 {
             return Err(at(format!("{tri_count} triangles is too many")));
         }
         let node_size = if stored == 1 {
@@ -164,8 +163,7 @@ impl Mesh {
             )));
         }
 
-        let mut prims = huge_page_vec(t);
-        prims.extend(u32s(prim_bytes));
+        let prims: Vec<u32> = u32s(prim_bytes).collect();
         // Every triangle in some slot: the slots hold triangles `0..=max`, each at least
         // once; a triangle in several slots (pre-split) has the same corners in each.
         let top = prims.iter().copied().max().map_or(0, |m| m as usize + 1);
@@ -203,7 +201,7 @@ impl Mesh {
             MeshTree::Compact(CompactBvh8::read_nodes(node_bytes, t, depth).map_err(tree_error)?)
         };
 
-        let tris = LeafTriangles::from_indices(&indices, &positions, &wide.leaf_ranges());
+        let tris = LeafTriangles::from_indices(&indices, &prims, &positions, &wide.leaf_ranges());
         // Traversal prunes by the leaf boxes: each must hold its triangles; for a mesh with
         // pre-split triangles, the boxes of each triangle's slots its parts.
         let pieces = if secondary.is_empty() {
@@ -231,7 +229,6 @@ impl Mesh {
         Ok(Mesh {
             reach: crate::mesh::ray::RootReach::new(&wide.bounds()),
             wide,
-            prims,
             tris,
             indices,
             vertex_count: n,

@@ -213,13 +213,12 @@ fn nearest_general(
     best: &mut Best,
 ) {
     let t = &obj.transform;
-    let prims = mesh.prim_indices();
     mesh.tree().traverse_best_first(
         best.bound(),
         |b| box_distance(p, &t.box_to_world(b)),
         |range, bound| {
-            for pos in range {
-                let [a, b, c] = source.corners(prims[pos]).map(|v| t.point_to_world(&v));
+            for tri in mesh.tris.leaf_prims(range) {
+                let [a, b, c] = source.corners(tri).map(|v| t.point_to_world(&v));
                 let Some(q) = point_triangle(p, &Triangle::new(a, b, c)) else {
                     continue;
                 };
@@ -230,7 +229,7 @@ fn nearest_general(
                             instance: id,
                             geometry: HitGeometry::Triangle {
                                 mesh: mid,
-                                triangle: prims[pos],
+                                triangle: tri,
                                 u: q.u,
                                 v: q.v,
                             },

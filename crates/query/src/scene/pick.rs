@@ -313,7 +313,6 @@ impl Scene {
             };
             let id = self.id_of(slot);
             let local = frustum_to_object(&frustum, obj, cull_margin(obj));
-            let prims = mesh.prim_indices();
             // Planes first, then the screen box of the node's projected corners: a thin
             // snap frustum passes the plane tests for many boxes beside it.
             let near_cursor = |b: &Aabb| {
@@ -321,8 +320,7 @@ impl Scene {
                     && screen_box_near(camera, viewport, obj, b, cursor, f64::from(radius))
             };
             mesh.tree().traverse_where(near_cursor, |range| {
-                for pos in range {
-                    let tri = prims[pos];
+                for tri in mesh.tris.leaf_prims(range) {
                     let idx = src.triangles[tri as usize];
                     let w = world_triangle(obj, &src.corners(tri));
                     let corners = w.vertices();

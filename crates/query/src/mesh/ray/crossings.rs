@@ -41,7 +41,7 @@ impl LeafSink for Crossings<'_> {
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
         if mesh.is_split(slot.pos()) {
-            let t = mesh.prims[slot.pos()];
+            let t = mesh.tris.prim_at(slot);
             if self.seen.contains(&t) {
                 return ControlFlow::Continue(());
             }

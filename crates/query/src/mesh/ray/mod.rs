@@ -247,15 +247,15 @@ impl Mesh {
         if self.has_split_triangles() {
             // A pre-split triangle is hit once per slot the ray reaches, each time with the
             // same kernel result: keep one before merging crossings.
-            let prims = self.prim_indices();
-            out.sort_unstable_by_key(|h| prims[h.triangle as usize]);
-            out.dedup_by_key(|h| prims[h.triangle as usize]);
+            let prim = |h: &Hit| self.tris.prim(h.triangle as usize);
+            out.sort_unstable_by_key(prim);
+            out.dedup_by_key(|h| prim(h));
         }
         super::all_hits::merge_crossings(self, &k, out);
         for h in out.iter_mut() {
             let pos = h.triangle as usize;
             let tri = self.tris.get(pos);
-            h.triangle = self.prim_indices()[pos];
+            h.triangle = self.tris.prim(pos);
             h.point = point_at(&tri, h.u, h.v);
             h.normal = unit_normal(&tri).unwrap_or(Vector3::z_axis());
         }
@@ -272,7 +272,7 @@ impl Mesh {
         let tri = self.tris.at(slot);
         Hit {
             t: h.t,
-            triangle: self.prim_indices()[slot.pos()],
+            triangle: self.tris.prim_at(slot),
             u: h.u,
             v: h.v,
             point: point_at(&tri, h.u, h.v),
@@ -427,7 +427,7 @@ fn traversal(k: &TriangleRay, ordered: bool) -> RayTraversal {
 fn closest_k(mesh: &Mesh, k: &TriangleRay, query: &RayQuery) -> Option<(RawHit, Slot)> {
     let (t_min, cull) = (query.t_min, query.cull);
     let (lo, hi) = k.traversal_range(mesh, t_min, query.t_max);
-    let sink = Closest::new(mesh, query.t_max, hi, k.prune_pad(mesh));
+    let sink = Closest::new(query.t_max, hi, k.prune_pad(mesh));
     run_leaves(mesh, k, t_min, cull, (lo, hi), true, sink).best
 }
 

@@ -236,7 +236,7 @@ impl Mesh {
             query,
             t_max,
             true,
-            |t_max, bound, k| Closest::new(self, t_max, bound, k.prune_pad(self)),
+            |t_max, bound, k| Closest::new(t_max, bound, k.prune_pad(self)),
             |i, sink| out[i] = sink.best.map(|(h, slot)| self.make_hit(slot, &h)),
         )
     }

@@ -11,8 +11,7 @@ use super::super::triangle_kernel::RawHit;
 use super::{prune_bound, Hit, LeafSink, Mesh};
 
 /// The state of a closest-hit query.
-pub(super) struct Closest<'a> {
-    prims: &'a [u32],
+pub(super) struct Closest {
     best_t: Real,
     /// The kernel's and the traversal's bound: `best_t` padded, so that a box whose entry
     /// rounds a little past it still has its hits at exactly `best_t` (ties) tested, or,
@@ -26,13 +25,12 @@ pub(super) struct Closest<'a> {
     pad: Real,
 }
 
-impl<'a> Closest<'a> {
+impl Closest {
     /// No hit yet, below `t_max`; `bound` is the traversal's widened `t_max`, `pad` the
     /// ray's [`prune_pad`](super::prune_pad).
     #[inline(always)]
-    pub(super) fn new(mesh: &'a Mesh, t_max: Real, bound: Real, pad: Real) -> Self {
+    pub(super) fn new(t_max: Real, bound: Real, pad: Real) -> Self {
         Self {
-            prims: mesh.prim_indices(),
             best_t: t_max,
             bound,
             best: None,
@@ -42,27 +40,22 @@ impl<'a> Closest<'a> {
     }
 }
 
-impl LeafSink for Closest<'_> {
+impl LeafSink for Closest {
     #[inline(always)]
     fn bound(&self) -> Real {
         self.bound
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, mesh: &Mesh, start: usize) {
-        prefetch_line(self.prims.as_ptr().wrapping_add(start));
-        prefetch_line(mesh.tris.degenerate_ptr(start));
     }
 
     /// Takes the hit if it is nearer, or as near with a lower original index, and the
     /// triangle is not degenerate.
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        let pos = slot.pos();
-        let better = h.t < self.best_t || (h.t == self.best_t && self.prims[pos] < self.best_prim);
-        if better && !mesh.is_degenerate_at(pos) {
+        // The original index and degenerate flag are in the lines the kernel has just read.
+        let (prim, degenerate) = mesh.tris.prim_degenerate_at(slot);
+        let better = h.t < self.best_t || (h.t == self.best_t && prim < self.best_prim);
+        if better && !degenerate {
             self.best_t = h.t;
-            self.best_prim = self.prims[pos];
+            self.best_prim = prim;
             self.best = Some((h, slot));
             let padded = prune_bound(h.t, self.pad);
             if padded < self.bound {

@@ -106,7 +106,7 @@ impl Mesh {
         let sink = |bound, k: Option<&TriangleRay>| {
             // A ray beside the mesh keeps its sink untouched: no pad needed.
             let pad = k.map_or(0.0, |k| k.prune_pad(self));
-            Closest::new(self, query.t_max, bound, pad)
+            Closest::new(query.t_max, bound, pad)
         };
         self.stream(rays, query, true, sink, |i, c| {
             out[i] = c.best.map(|(h, slot)| self.make_hit(slot, &h));

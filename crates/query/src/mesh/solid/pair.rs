@@ -95,9 +95,10 @@ impl<L: WideLayout<8>> Placed<'_, L> {
     /// The world triangles of a leaf, with their original indices.
     fn triangles(&self, r: Range<usize>, out: &mut Vec<(u32, Triangle)>) {
         out.clear();
-        for (pos, [a, b, c]) in r.clone().zip(self.mesh.tris.leaf(r)) {
+        let tris = &self.mesh.tris;
+        for (prim, [a, b, c]) in tris.leaf_prims(r.clone()).zip(tris.leaf(r)) {
             let t = [a, b, c].map(|p| self.m.transform_point(&p));
-            out.push((self.mesh.prims[pos], Triangle::new(t[0], t[1], t[2])));
+            out.push((prim, Triangle::new(t[0], t[1], t[2])));
         }
     }
 }
