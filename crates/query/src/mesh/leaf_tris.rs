@@ -84,15 +84,14 @@ impl Slot {
     }
 }
 
-/// The triangles of a mesh in leaf order, with their original indices and degenerate flags.
+/// The triangles of a mesh in leaf order, with their original indices and degenerate flags
+/// (zero area: such a triangle never hits a ray).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LeafTriangles {
     /// `ROWS * len + TAIL` words, the groups' rows (see the module doc), then zeros.
     rows: Vec<f32>,
     /// Bit `s` set when a group starts at slot `s`.
     starts: Vec<u64>,
-    /// Bit `s` set when the triangle in slot `s` is degenerate (zero area).
-    degenerate: Vec<u64>,
     len: usize,
 }
 
@@ -106,8 +105,8 @@ pub(crate) fn groups(range: Range<usize>) -> impl Iterator<Item = (usize, usize)
 impl LeafTriangles {
     /// The triangles `tris` (in leaf order, finite corners) with original indices `prims`
     /// grouped by the leaves `leaves` (the tree's leaf ranges, which cover
-    /// `0..tris.len()`), with their degenerate flags: the plain sequential writer, the
-    /// tests' reference for [`LeafTriangles::fill`].
+    /// `0..tris.len()`): the plain sequential writer, the tests' reference for
+    /// [`LeafTriangles::fill`].
     #[cfg(test)]
     pub(crate) fn new(tris: &[[Point3<Real>; 3]], prims: &[u32], leaves: &[Range<usize>]) -> Self {
         let mut out = Self::zeroed(tris.len(), leaves);
@@ -118,11 +117,6 @@ impl LeafTriangles {
                     write_lane(group, n, j, tri);
                     group[9 * n + j] = index_word(prims[s + j], zero_cross(tri));
                 }
-            }
-        }
-        for (pos, tri) in tris.iter().enumerate() {
-            if zero_cross(tri) {
-                out.degenerate[pos / 64] |= 1 << (pos % 64);
             }
         }
         out
@@ -160,12 +154,7 @@ impl LeafTriangles {
         } else {
             rows.resize(ROWS * len + TAIL, 0.0);
         }
-        Self {
-            rows,
-            starts,
-            degenerate: vec![0; words],
-            len,
-        }
+        Self { rows, starts, len }
     }
 
     /// The rows of the group starting at slot `start`, through the end of the array (the
@@ -182,17 +171,10 @@ impl LeafTriangles {
         self.rows.as_ptr().wrapping_add(ROWS * start).cast()
     }
 
-    /// The address of the word holding slot `pos`'s degenerate flag (for a prefetch; never
-    /// read through, so any `pos` will do).
-    #[inline(always)]
-    pub(crate) fn degenerate_ptr(&self, pos: usize) -> *const u64 {
-        self.degenerate.as_ptr().wrapping_add(pos / 64)
-    }
-
-    /// True when the triangle in slot `pos` is degenerate.
-    #[inline(always)]
+    /// True when the triangle in slot `pos` is degenerate (zero area).
+    #[cfg(test)]
     pub(crate) fn is_degenerate(&self, pos: usize) -> bool {
-        self.degenerate[pos / 64] & (1 << (pos % 64)) != 0
+        self.degenerate_at(self.slot(pos))
     }
 
     /// The group holding slot `pos < len`.
@@ -344,7 +326,7 @@ impl LeafTriangles {
     }
 
     /// Rewrites every triangle from `positions` and the leaf-order vertex indices
-    /// `indices`, and recomputes the degenerate flags; in parallel (rayon) from 32,768
+    /// `indices`, with their degenerate flags; in parallel (rayon) from 32,768
     /// triangles, allocation-free. The original indices stay.
     pub(crate) fn fill(&mut self, indices: &[[u32; 3]], positions: &[Point3<Real>]) {
         self.fill_rows(indices, None, positions);
@@ -357,12 +339,7 @@ impl LeafTriangles {
         prims: Option<&[u32]>,
         positions: &[Point3<Real>],
     ) {
-        let Self {
-            rows,
-            starts,
-            degenerate,
-            len,
-        } = self;
+        let Self { rows, starts, len } = self;
         let job = Fill {
             starts,
             indices,
@@ -371,7 +348,7 @@ impl LeafTriangles {
             len: *len,
         };
         let tail = rows.len() - TAIL;
-        job.run(0..*len, &mut rows[..tail], degenerate);
+        job.run(0..*len, &mut rows[..tail]);
     }
 
     /// The number of slots.
@@ -392,6 +369,13 @@ impl LeafTriangles {
     pub(crate) fn prim_degenerate_at(&self, slot: Slot) -> (u32, bool) {
         let w = self.word_at(slot);
         (word_index(w), word_degenerate(w))
+    }
+
+    /// Whether the triangle at `slot` is degenerate, from its index word (the lines the
+    /// kernel has just read).
+    #[inline(always)]
+    pub(crate) fn degenerate_at(&self, slot: Slot) -> bool {
+        word_degenerate(self.word_at(slot))
     }
 
     /// The row-9 word of `slot`.
@@ -425,8 +409,7 @@ impl LeafTriangles {
 
     /// Bytes held on the heap.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.rows.capacity() * size_of::<f32>()
-            + (self.starts.capacity() + self.degenerate.capacity()) * size_of::<u64>()
+        self.rows.capacity() * size_of::<f32>() + self.starts.capacity() * size_of::<u64>()
     }
 }
 
@@ -506,30 +489,20 @@ impl Fill<'_> {
         next.min(self.len)
     }
 
-    /// Fills the groups that start in `slots` (`slots.start` a multiple of 64): `rows` are
-    /// their floats, `degenerate` the flag words from `slots.start / 64` to the end of the
-    /// mesh's. A group that runs past `slots.end` is filled here too; its flags past
-    /// `slots.end` (in word `slots.end / 64`) are returned rather than written, so that
-    /// the two halves of a split never share a word.
-    fn run(&self, slots: Range<usize>, rows: &mut [f32], degenerate: &mut [u64]) -> u64 {
-        if slots.len() >= PARALLEL_SLOTS {
-            let mid = (slots.start + slots.len() / 2) & !63;
-            let split = self.next_start(mid);
-            let first = self.next_start(slots.start);
-            let (left_rows, right_rows) = rows.split_at_mut(ROWS * (split - first));
-            let (left_deg, right_deg) = degenerate.split_at_mut(mid / 64 - slots.start / 64);
-            let (carry, right_carry) = join(
-                || self.run(slots.start..mid, left_rows, left_deg),
-                || self.run(mid..slots.end, right_rows, right_deg),
-            );
-            right_deg[0] |= carry;
-            return right_carry;
-        }
-        let base = slots.start / 64;
-        let mut carry = 0u64;
+    /// Fills the groups that start in `slots`: `rows` are their words, from the first such
+    /// group's (a group that runs past `slots.end` is filled here too).
+    fn run(&self, slots: Range<usize>, rows: &mut [f32]) {
         let first = self.next_start(slots.start);
-        let words = slots.len().div_ceil(64).min(degenerate.len());
-        degenerate[..words].iter_mut().for_each(|w| *w = 0);
+        if slots.len() >= PARALLEL_SLOTS {
+            let mid = slots.start + slots.len() / 2;
+            let split = self.next_start(mid);
+            let (left_rows, right_rows) = rows.split_at_mut(ROWS * (split - first));
+            join(
+                || self.run(slots.start..mid, left_rows),
+                || self.run(mid..slots.end, right_rows),
+            );
+            return;
+        }
         let mut s = first;
         let mut off = 0;
         // Each group is written into this block, whose indices provably stay in bounds (no
@@ -542,6 +515,7 @@ impl Fill<'_> {
                 let tri = self.indices[s + j].map(|i| self.positions[i as usize]);
                 write_block_lane(&mut block, n, j, &tri);
                 let zero = zero_cross(&tri);
+                debug_assert_eq!(zero, super::triangle_kernel::is_degenerate(&tri));
                 // The index row: the given index, or the one in place, with the flag.
                 let at = (9 * n.min(GROUP) + j % GROUP).min(ROWS * GROUP - 1);
                 let index = match self.prims {
@@ -549,21 +523,11 @@ impl Fill<'_> {
                     None => word_index(rows[off + 9 * n + j]),
                 };
                 block[at] = index_word(index, zero);
-                debug_assert_eq!(zero, super::triangle_kernel::is_degenerate(&tri));
-                if zero {
-                    let pos = s + j;
-                    if pos >= slots.end {
-                        carry |= 1 << (pos % 64);
-                    } else {
-                        degenerate[pos / 64 - base] |= 1 << (pos % 64);
-                    }
-                }
             }
             rows[off..off + ROWS * n].copy_from_slice(&block[..ROWS * n]);
             off += ROWS * n;
             s = next;
         }
-        carry
     }
 }
 
@@ -721,7 +685,6 @@ mod tests {
                 let bits =
                     |l: &LeafTriangles| l.rows.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&built), bits(&lt));
-                assert_eq!(built.degenerate, lt.degenerate);
                 let p1 = lattice(&mut r, verts as usize);
                 lt.fill(&indices, &p1);
                 check(&lt, &gather(&indices, &p1), &prims, &leaves);

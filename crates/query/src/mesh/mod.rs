@@ -244,11 +244,6 @@ impl Mesh {
         Ok(())
     }
 
-    #[inline(always)]
-    fn is_degenerate_at(&self, pos: usize) -> bool {
-        self.tris.is_degenerate(pos)
-    }
-
     /// The number of triangles.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -390,7 +385,7 @@ impl Mesh {
     }
 
     /// Bytes held by the mesh: its leaf-order vertices and original indices (40 bytes per
-    /// triangle), vertex indices (12), degenerate flags and group starts (1 bit each), 32 bytes
+    /// triangle, the degenerate flags included), vertex indices (12), group starts (1 bit each), 32 bytes
     /// of padding, the 8-wide tree (256 bytes per node, 128 when compact), and the struct
     /// itself. [`Mesh::update_positions`] adds nothing. Not counted: what the solid and
     /// distance queries build at their first use (the winding-number expansions, and a

@@ -290,13 +290,6 @@ trait LeafSink {
     /// Takes the kernel's hit `h` on `slot` (degenerate triangles not yet filtered out);
     /// `Break` ends the traversal.
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()>;
-
-    /// Starts loading what `hit` reads for the slots of a leaf from `start`, before the
-    /// kernel runs on it (on the 1M-triangle meshes it is usually not cached).
-    #[inline(always)]
-    fn prefetch(&self, mesh: &Mesh, start: usize) {
-        let _ = (mesh, start);
-    }
 }
 
 /// Runs the watertight kernel on the triangles of leaf slots `range` and hands every hit to
@@ -471,7 +464,6 @@ struct Leaves<'a, S, KR = &'a TriangleRay> {
 impl<S: LeafSink, KR: std::borrow::Borrow<TriangleRay>> RayVisitor for Leaves<'_, S, KR> {
     #[inline(always)]
     fn leaf(&mut self, range: std::ops::Range<usize>, t_max: &mut Real) -> ControlFlow<()> {
-        self.sink.prefetch(self.mesh, range.start);
         let flow = leaf_hits(
             self.mesh,
             self.k.borrow(),

@@ -3,7 +3,6 @@
 
 use std::ops::ControlFlow;
 
-use raypick_primitives::simd::prefetch_line;
 use raypick_primitives::Real;
 
 use super::super::leaf_tris::Slot;
@@ -96,13 +95,8 @@ impl LeafSink for AnyHit {
     }
 
     #[inline(always)]
-    fn prefetch(&self, mesh: &Mesh, start: usize) {
-        prefetch_line(mesh.tris.degenerate_ptr(start));
-    }
-
-    #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        if h.t > self.t_max || mesh.is_degenerate_at(slot.pos()) {
+        if h.t > self.t_max || mesh.tris.degenerate_at(slot) {
             return ControlFlow::Continue(());
         }
         self.found = true;
@@ -134,7 +128,7 @@ impl LeafSink for Every<'_> {
     /// through the scalar kernel with their mask.
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
-        if h.t <= self.t_max && !mesh.is_degenerate_at(slot.pos()) {
+        if h.t <= self.t_max && !mesh.tris.degenerate_at(slot) {
             self.out
                 .push(super::super::all_hits::pending(slot.pos(), &h));
         }
