@@ -82,7 +82,8 @@ pub use tree::{MeshTree, NodeLayout};
 pub struct Mesh {
     /// The 8-wide tree every query traverses (SIMD box tests for rays), plain or compact.
     pub(crate) wide: MeshTree,
-    /// Vertices of each triangle, in leaf order, and their degenerate flags.
+    /// Vertices of each triangle, in leaf order, with their original indices and degenerate
+    /// flags.
     pub(crate) tris: LeafTriangles,
     /// Vertex indices of each triangle, in leaf order (for `update_positions`).
     pub(crate) indices: Vec<[u32; 3]>,
