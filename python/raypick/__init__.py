@@ -208,7 +208,8 @@ class SignedDistance:
         winding_number: float32 ``S``; the generalized winding number that decided the side:
             exact on a closed mesh off the surface; on an open mesh that of
             :meth:`Mesh.winding_number` within 1/30 of 0.5 (0.1 on a mesh without a
-            short rim), elsewhere within 3e-2 of it.
+            short rim), within 3e-2 of it up to 0.35 from 0.5, and within about 0.1
+            farther out.
     """
 
     __slots__ = ("distance", "point", "triangle", "uv", "winding_number")

@@ -49,8 +49,11 @@ def test_contains_and_signed_distance(name, mesh, edge_report):
     d = point_triangle_distance(f32(p.reshape(-1, 3)), f32(V), F).reshape(20, 20)
     np.testing.assert_allclose(np.abs(s.distance), d, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(s.distance < 0, inside & (d > 0))
-    # The side decision's winding number: 3e-2 (a coarser sum decides far from 0.5).
-    np.testing.assert_allclose(s.winding_number.ravel(), w, atol=3e-2)
+    # The side decision's winding number: 3e-2 (a coarser sum decides within 0.35 of 0.5),
+    # 0.105 farther out (the cheapest sum decides there).
+    sw = s.winding_number.ravel()
+    tol = np.where(np.abs(sw - 0.5) > 0.35, 0.105, 3e-2)
+    assert (np.abs(sw - w) <= tol).all(), np.abs(sw - w).max()
 
 
 def test_solid_errors_and_strict():

@@ -7,7 +7,8 @@
 //!   whose short rim gives the winding number modulo 1): `winding_number` is within its
 //!   stated 1e-3 of the oracle, `contains` and the signed distance's sign agree with the
 //!   oracle wherever it is more than 0.05 from 0.5, and the signed distance's winding number
-//!   is within 0.1 (the margin from 0.5 at which its first sum decides).
+//!   is within the margin from 0.5 at which the sum that gave it decides (0.35 for the
+//!   first, cheapest sum, 0.1 for the second).
 //!
 //! Half the meshes are built with their slivers pre-split hard (`BuildConfig::presplit`).
 //!
@@ -147,11 +148,13 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(f64::from(s.winding_number), k, "side winding at {p:?}");
         } else {
             assert!((w - ow).abs() <= 1e-3, "winding {w} against {ow} at {p:?}");
-            // The side decision's first sum keeps its value only more than 0.1 from 0.5; its
-            // stated 3e-2 is measured on ordinary meshes, and folded ones here reach 4.6e-2.
+            // The side decision's first sum keeps its value only more than 0.35 from 0.5, its
+            // second only more than 0.1; their stated 0.105 and 3e-2 are measured on ordinary
+            // meshes, and folded ones here reach 4.6e-2 in the second.
             let sw = f64::from(s.winding_number);
+            let margin = if (sw - 0.5).abs() > 0.35 { 0.35 } else { 0.1 };
             assert!(
-                (sw - ow).abs() <= 0.1,
+                (sw - ow).abs() <= margin,
                 "side winding {sw} against {ow} at {p:?}"
             );
             if (ow - 0.5).abs() > 0.05 {

@@ -24,7 +24,7 @@ pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
 pub(crate) use tree::WindingTree;
-pub(crate) use winding::{side_margin, Winding, FINE_TOL};
+pub(crate) use winding::{side_margin, FirstPass, Winding, FINE_TOL};
 
 use rayon::prelude::*;
 use raypick_primitives::{Point3, Real};

@@ -4,7 +4,7 @@
 use raypick_primitives::{Point3, Real, Vector3};
 
 use super::rim::{Rim, RIM_COARSE_TOL};
-use super::tree::{COARSE_RATIO, FAR_RATIO};
+use super::tree::{COARSE_RATIO, FAR_RATIO, FIRST_RATIO};
 use super::WindingTree;
 use crate::Mesh;
 
@@ -23,6 +23,20 @@ const SIDE_MARGIN: f64 = 0.1;
 /// rule of a mesh's rim stage (1/30 for [`RIM_COARSE_TOL`]) and of a scene's sums.
 pub(crate) const fn side_margin(tolerance: f64) -> f64 {
     tolerance * (SIDE_MARGIN / COARSE_TOL)
+}
+
+/// Where a side decision may take the first, cheapest pass ([`FIRST_RATIO`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FirstPass {
+    /// Nowhere: a sum with other open meshes' side windings, whose stated errors add up
+    /// (two first passes would leave no margin most points clear).
+    Never,
+    /// On open meshes other than sheets with a short rim (a terrain, where a fifth of the
+    /// points lie under or over it, near 0.5, and would pay for both passes: 5% slower).
+    UnlessSheet,
+    /// On the pieces of a sliver mesh too: their rim runs between faces tessellated apart
+    /// all over the model, not around a sheet.
+    Always,
 }
 
 /// The winding number with its on-surface flag.
@@ -49,6 +63,11 @@ pub(crate) const FINE_TOL: f64 = 1e-3;
 /// The stated accuracy of the expansions at [`COARSE_RATIO`] on meshes of ordinary shape
 /// (see there: folded ones can reach 4.6e-2; the side decisions keep a 0.1 margin).
 const COARSE_TOL: f64 = 3e-2;
+
+/// The stated accuracy of the expansions at [`FIRST_RATIO`] on meshes of ordinary shape
+/// (see there: measured worst 9.9e-2), so that a side decision keeps a first pass's value
+/// only more than 0.35 ([`side_margin`]) from 0.5.
+const FIRST_TOL: f64 = 0.105;
 
 impl Mesh {
     /// The generalized winding number of `p` (Jacobson et al. 2013): the signed solid angle
@@ -129,14 +148,26 @@ impl Mesh {
 
     /// The winding number of `p` for deciding its side (`>= 0.5`), given its distance to the
     /// surface when the caller knows it: as [`Mesh::winding`], except that off closed meshes
-    /// the sum first runs with the cheaper expansions of `COARSE_RATIO` (within 3e-2 of the
-    /// exact sum: measured worst 2.1e-2), and is kept when it is more than [`SIDE_MARGIN`]
-    /// from 0.5, several times that error. Nearer 0.5, the value is [`Mesh::winding`]'s;
-    /// on a mesh with a rim, from that first sum and the rim, whose coarse fraction
-    /// ([`Rim::swept_coarse`]) is kept when the value is beyond [`side_margin`] of it from
-    /// 0.5, and the fine one otherwise.
+    /// the sum first runs with the cheapest expansions, of `FIRST_RATIO` (within
+    /// [`FIRST_TOL`] of the exact sum), kept when more than 0.35 from 0.5 (not on a sheet
+    /// with a short rim); then with those of `COARSE_RATIO` (within 3e-2: measured worst
+    /// 2.1e-2), kept when more than [`SIDE_MARGIN`] from 0.5; each margin about three
+    /// times the pass's measured worst error on ordinary meshes. Nearer 0.5, the value is
+    /// [`Mesh::winding`]'s; on a mesh with a rim, from the second sum and the rim, whose
+    /// coarse fraction ([`Rim::swept_coarse`]) is kept when the value is beyond
+    /// [`side_margin`] of it from 0.5, and the fine one otherwise.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
-        self.winding_at(p, distance, true)
+        self.winding_in(p, distance, Some(FirstPass::UnlessSheet))
+    }
+
+    /// [`Mesh::winding_side`], with the first pass where `first` allows it.
+    pub(crate) fn winding_side_with(
+        &self,
+        p: Point3<Real>,
+        distance: Option<Real>,
+        first: FirstPass,
+    ) -> Winding {
+        self.winding_in(p, distance, Some(first))
     }
 
     /// [`Mesh::winding`] or, with `side`, [`Mesh::winding_side`].
@@ -149,6 +180,20 @@ impl Mesh {
     /// meshes with a short rim ([`WindingTree::rim`]) take the fine value from the rim and
     /// one ray ([`Rim::swept`]).
     fn winding_at(&self, p: Point3<Real>, distance: Option<Real>, side: bool) -> Winding {
+        let first = side.then_some(FirstPass::UnlessSheet);
+        self.winding_in(p, distance, first)
+    }
+
+    /// [`Mesh::winding_at`], a side decision when `side` is given, with its first pass
+    /// where that allows it.
+    fn winding_in(
+        &self,
+        p: Point3<Real>,
+        distance: Option<Real>,
+        side: Option<FirstPass>,
+    ) -> Winding {
+        let first = side.unwrap_or(FirstPass::Never);
+        let side = side.is_some();
         if !p.iter().all(|c| c.is_finite()) {
             return Winding {
                 value: f64::NAN,
@@ -173,7 +218,11 @@ impl Mesh {
         // Long slivers: the sum over their pieces. Its distance-0 vouching is for the pieces
         // (off the triangles by the midpoints' rounding), not for this mesh's triangles.
         if let Some(pieces) = tree.pieces(self) {
-            let w = pieces.winding_at(p, distance, side);
+            let pieces_first = match first {
+                FirstPass::Never => FirstPass::Never,
+                _ => FirstPass::Always,
+            };
+            let w = pieces.winding_in(p, distance, side.then_some(pieces_first));
             return Winding {
                 untouched: false,
                 ..w
@@ -193,6 +242,24 @@ impl Mesh {
             rim_value = r.swept(p, f64::from(margin));
             if let Some(w) = self.whole_by_rim(r, rim_value, p, distance, margin) {
                 return w;
+            }
+        }
+        let first = match first {
+            FirstPass::Never => false,
+            FirstPass::UnlessSheet => rim.is_none(),
+            FirstPass::Always => true,
+        };
+        if first {
+            // The cheapest pass first: most points of an open mesh lie well away from 0.5.
+            let (value, on_surface, untouched) = tree.winding(self, p, FIRST_RATIO, touch);
+            if !on_surface && (value - 0.5).abs() > side_margin(FIRST_TOL) {
+                return Winding {
+                    value,
+                    on_surface,
+                    tolerance: FIRST_TOL,
+                    off_surface: false,
+                    untouched,
+                };
             }
         }
         if side || rim.is_some() {
