@@ -103,8 +103,9 @@ impl Scene {
             return (sum, false);
         }
         let mut coarse = false;
-        // A mesh's first pass keeps its value 0.35 from 0.5, about its stated error's
-        // margin: with two such terms the sum would rarely be clear of 0.5 by theirs.
+        // A mesh keeps its first pass's value only 0.35 from 0.5, the margin of that pass's
+        // stated error: two such terms would need 0.7 (summed errors), which few points
+        // clear, and would then be summed again in full.
         let first = if side && self.open_mesh_instances() > 1 {
             FirstPass::Never
         } else {

@@ -39,12 +39,12 @@ pub(crate) const COARSE_RATIO: f64 = 1.3;
 
 /// The ratio of a side decision's cheapest pass, before [`COARSE_RATIO`]'s, on open
 /// meshes other than sheets with a short rim: on `soup_100k` a third less work than that
-/// one. Its errors
-/// are about three times [`COARSE_RATIO`]'s. Measured worst against the f64 brute-force sum, on 50,000 to 100,000
-/// points uniform in the box grown by 20% and as many within 1e-5 to 1e-1 of the diagonal
-/// off random triangles: `terrain_1m` 9.9e-2, `noisy_250k` 6.9e-2, the bunny 6.8e-2,
-/// `soup_100k` 6.5e-2; `cad`'s sliver pieces 0.28 (1.0e-1 at [`COARSE_RATIO`]). Not a
-/// bound: the side decisions keep its value only more than 0.35 from 0.5.
+/// one. Its errors are about three times [`COARSE_RATIO`]'s. Measured worst against the
+/// f64 brute-force sum, on 50,000 to 100,000 points uniform in the box grown by 20% and as
+/// many within 1e-5 to 1e-1 of the diagonal off random triangles: `terrain_1m` 9.9e-2,
+/// `noisy_250k` 6.9e-2, the bunny 6.8e-2, `soup_100k` 6.5e-2; `cad`'s sliver pieces 0.28
+/// (1.0e-1 at [`COARSE_RATIO`]). Not a bound: the side decisions keep its value only more
+/// than 0.35 from 0.5.
 pub(crate) const FIRST_RATIO: f64 = 1.1;
 
 /// Slots per node.
