@@ -206,8 +206,8 @@ pub fn prefetch_line<T>(p: *const T) {
 
 /// Asks the CPU to start loading the 5 cache lines from `p` (a wide node, or the start of a
 /// leaf: its first 8 triangles when they start on a line): [`prefetch`]'s first loop, from
-/// an address. A hint only: any address
-/// will do, nothing is read, and it is a no-op off x86_64.
+/// an address. A hint only: any address will do, nothing is read, and it is a no-op off
+/// x86_64.
 #[inline(always)]
 pub fn prefetch_lines(p: *const u8) {
     // `wrapping_add` computes the addresses without undefined behaviour.

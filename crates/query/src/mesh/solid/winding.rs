@@ -29,7 +29,7 @@ pub(crate) const fn side_margin(tolerance: f64) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FirstPass {
     /// Nowhere: a sum with other open meshes' side windings, whose stated errors add up
-    /// (two first passes would leave no margin most points clear).
+    /// (two first passes would leave most points short of the margin).
     Never,
     /// On open meshes other than sheets with a short rim (a terrain, where a fifth of the
     /// points lie under or over it, near 0.5, and would pay for both passes: 5% slower).
@@ -143,7 +143,7 @@ impl Mesh {
 
     /// The winding number of `p` and whether `p` lies exactly on a triangle.
     pub(crate) fn winding(&self, p: Point3<Real>) -> Winding {
-        self.winding_at(p, None, false)
+        self.winding_at(p, None, None)
     }
 
     /// The winding number of `p` for deciding its side (`>= 0.5`), given its distance to the
@@ -157,7 +157,7 @@ impl Mesh {
     /// coarse fraction ([`Rim::swept_coarse`]) is kept when the value is beyond
     /// [`side_margin`] of it from 0.5, and the fine one otherwise.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
-        self.winding_in(p, distance, Some(FirstPass::UnlessSheet))
+        self.winding_at(p, distance, Some(FirstPass::UnlessSheet))
     }
 
     /// [`Mesh::winding_side`], with the first pass where `first` allows it.
@@ -167,10 +167,11 @@ impl Mesh {
         distance: Option<Real>,
         first: FirstPass,
     ) -> Winding {
-        self.winding_in(p, distance, Some(first))
+        self.winding_at(p, distance, Some(first))
     }
 
-    /// [`Mesh::winding`] or, with `side`, [`Mesh::winding_side`].
+    /// [`Mesh::winding`] or, with `side`, [`Mesh::winding_side`] with its first pass where
+    /// `side` allows it.
     ///
     /// On a closed mesh (every edge used once each way, corners welded by position) the
     /// winding number is an integer off the surface, and one ray counts it exactly
@@ -179,14 +180,7 @@ impl Mesh {
     /// surface take the ray. Nearer points, and open meshes, sum the solid angles; open
     /// meshes with a short rim ([`WindingTree::rim`]) take the fine value from the rim and
     /// one ray ([`Rim::swept`]).
-    fn winding_at(&self, p: Point3<Real>, distance: Option<Real>, side: bool) -> Winding {
-        let first = side.then_some(FirstPass::UnlessSheet);
-        self.winding_in(p, distance, first)
-    }
-
-    /// [`Mesh::winding_at`], a side decision when `side` is given, with its first pass
-    /// where that allows it.
-    fn winding_in(
+    fn winding_at(
         &self,
         p: Point3<Real>,
         distance: Option<Real>,
@@ -222,7 +216,7 @@ impl Mesh {
                 FirstPass::Never => FirstPass::Never,
                 _ => FirstPass::Always,
             };
-            let w = pieces.winding_in(p, distance, side.then_some(pieces_first));
+            let w = pieces.winding_at(p, distance, side.then_some(pieces_first));
             return Winding {
                 untouched: false,
                 ..w
