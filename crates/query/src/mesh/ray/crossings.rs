@@ -26,6 +26,10 @@ use crate::mesh::Mesh;
 struct Crossings<'a> {
     k: &'a TriangleRay,
     count: i64,
+    /// Hits nearer the origin than this (either side) put the count in doubt.
+    doubt_within: Real,
+    /// A hit was that near: the count stopped.
+    doubt: bool,
     /// The pre-split triangles met so far (each is met once per slot the ray reaches).
     seen: SmallVec<[u32; 16]>,
 }
@@ -40,6 +44,10 @@ impl LeafSink for Crossings<'_> {
     /// surface with their neighbours' (a zero-area triangle can shear to a sliver).
     #[inline(always)]
     fn hit(&mut self, mesh: &Mesh, slot: Slot, h: RawHit) -> ControlFlow<()> {
+        if h.t < self.doubt_within {
+            self.doubt = true;
+            return ControlFlow::Break(());
+        }
         if mesh.is_split(slot.pos()) {
             let t = mesh.tris.prim_at(slot);
             if self.seen.contains(&t) {
@@ -69,10 +77,40 @@ impl Mesh {
         let sink = Crossings {
             k: &k,
             count: 0,
+            doubt_within: Real::NEG_INFINITY,
+            doubt: false,
             seen: SmallVec::new(),
         };
         let range = (0.0, Real::INFINITY);
         Some(run_leaves(self, &k, 0.0, Cull::None, range, false, sink).count)
+    }
+
+    /// [`Mesh::crossings`] that checks `origin`'s distance along the ray itself: `None` also
+    /// when the ray meets a triangle within `margin` of `origin` on either side (`t` in
+    /// `(-margin, margin)`, where the sign of the kernel's `t` may be wrong), so that no
+    /// nearest-point search is needed first. A triangle near `origin` that the ray's line
+    /// misses does not change the count. `dir` must be a unit vector for `margin` to be a
+    /// distance.
+    pub(crate) fn crossings_clear(
+        &self,
+        origin: Point3<Real>,
+        dir: Vector3<Real>,
+        margin: Real,
+    ) -> Option<i64> {
+        let k = TriangleRay::new(&Ray::new(origin, dir));
+        if !k.valid() || !origin.iter().all(|c| c.is_finite()) || margin.is_nan() || margin < 0.0 {
+            return None;
+        }
+        let sink = Crossings {
+            k: &k,
+            count: 0,
+            doubt_within: margin,
+            doubt: false,
+            seen: SmallVec::new(),
+        };
+        let range = k.traversal_range(self, -margin, Real::INFINITY);
+        let sink = run_leaves(self, &k, -margin, Cull::None, range, false, sink);
+        (!sink.doubt).then_some(sink.count)
     }
 }
 

@@ -11,6 +11,7 @@ mod pieces;
 #[cfg(test)]
 pub(crate) mod probes;
 mod rim;
+mod rim_cells;
 pub(crate) mod signed;
 mod stack;
 pub(crate) mod strips;

@@ -22,7 +22,7 @@
 use raypick_primitives::{Point3, Real};
 
 use super::angle::{dot, sub, V64};
-use super::boundary::rim_loops;
+use super::boundary::{is_balanced, rim_loops};
 use super::expansion::{centroid, Expansion};
 use super::lanes::{ExpansionLanes, Frame, LANES};
 use super::stack::Stack;
@@ -94,6 +94,11 @@ pub(crate) struct Rim {
     frame: Frame,
     /// Turned coordinate `k` is the mesh's coordinate `turn[k]`.
     turn: [usize; 3],
+    /// The edges, turned, in loop order.
+    edges: Vec<[V64; 2]>,
+    /// Every corner ends as many edges as it starts: the strips' sides cancel, so the swept
+    /// surface's boundary is the rim alone.
+    balanced: bool,
 }
 
 impl Rim {
@@ -123,6 +128,7 @@ impl Rim {
         let turn = [(axis + 1) % 3, (axis + 2) % 3, axis];
         let turned = |p: [Real; 3]| turn.map(|k| f64::from(p[k]));
         let edges: Vec<[V64; 2]> = edges.iter().map(|e| e.map(turned)).collect();
+        let balanced = is_balanced(&edges);
         let mut frame = super::tree::frame_of(b);
         frame.origin = turn.map(|k| frame.origin[k]);
         let mut rim = Rim {
@@ -132,6 +138,8 @@ impl Rim {
             leaves: Vec::new(),
             frame,
             turn,
+            edges: Vec::new(),
+            balanced,
         };
         // Nodes breadth first: each node's runs, with a child node for a run longer than a
         // leaf.
@@ -183,7 +191,32 @@ impl Rim {
             rim.far.push(far);
             n += 1;
         }
+        rim.edges = edges;
         Some(rim)
+    }
+
+    /// The edges, turned (see [`Rim::turned`]), in loop order: consecutive edges are near.
+    pub(super) fn edges(&self) -> &[[V64; 2]] {
+        &self.edges
+    }
+
+    /// True when every corner ends as many rim edges as it starts.
+    pub(super) fn balanced(&self) -> bool {
+        self.balanced
+    }
+
+    /// `p` in the rim's turned coordinates (the sweep axis last).
+    pub(super) fn turned(&self, p: &Point3<Real>) -> V64 {
+        self.turn.map(|k| f64::from(p[k]))
+    }
+
+    /// The mesh point of turned coordinates `q`.
+    pub(super) fn unturned(&self, q: [Real; 3]) -> Point3<Real> {
+        let mut p = Point3::origin();
+        for (k, &a) in self.turn.iter().enumerate() {
+            p[a] = q[k];
+        }
+        p
     }
 
     /// The mesh axis the strips are swept along (towards `+`).

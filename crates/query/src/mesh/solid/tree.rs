@@ -13,6 +13,7 @@ use super::boundary::rim_edges;
 use super::lanes::{ExpansionLanes, Frame};
 use super::pieces::pieces_mesh;
 use super::rim::Rim;
+use super::rim_cells::RimCells;
 use super::stack::Stack;
 use super::tree_build::{box_center, build_lanes};
 use crate::mesh::{with_tree, Mesh};
@@ -68,6 +69,8 @@ pub(crate) struct WindingTree {
     /// An open mesh of long slivers cut into compact pieces ([`pieces_mesh`]), built on
     /// first use; always `None` on such a mesh of pieces.
     pieces: std::sync::OnceLock<Option<Box<Mesh>>>,
+    /// The side table of a sheet with a short rim, built at its first side decision.
+    cells: std::sync::OnceLock<Option<RimCells>>,
 }
 
 /// True when every edge is used as often in one direction as in the other, by the vertex
@@ -112,6 +115,7 @@ impl WindingTree {
             frame: frame_of(&mesh.bounds()),
             boundary: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
+            cells: std::sync::OnceLock::new(),
         }
     }
 
@@ -164,6 +168,7 @@ impl WindingTree {
             Some(pieces) => pieces.winding_tree().prepare(pieces),
             None => {
                 self.lanes(mesh);
+                self.rim_cells(mesh);
             }
         }
     }
@@ -173,6 +178,14 @@ impl WindingTree {
     /// the same position welded into one vertex (an STL file's triangles share no index).
     /// The triangles then bound a solid, and the winding number is an integer everywhere
     /// off the surface, changing only across it.
+    /// The side table of `mesh` when it is a sheet with a short rim (see
+    /// [`RimCells`]), built on first use.
+    pub(crate) fn rim_cells(&self, mesh: &Mesh) -> Option<(&Rim, &RimCells)> {
+        let rim = self.rim(mesh)?;
+        let cells = outside_lock(&self.cells, || RimCells::build(mesh, rim));
+        cells.as_ref().map(|c| (rim, c))
+    }
+
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
         self.boundary(mesh).0
     }

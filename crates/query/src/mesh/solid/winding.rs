@@ -11,7 +11,7 @@ use crate::Mesh;
 /// How far `p` must be from the surface of a mesh with bounds `b` for the ray count: 1e-5
 /// of the largest coordinate magnitude of the box and `p`, some 80 f32 steps, where the
 /// kernel's `t` is off by a few (its shear and products round relative to the coordinates).
-fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
+pub(super) fn ray_margin(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
     crate::mesh::nearest::coordinate_scale(b, p) * 1e-5
 }
 
@@ -155,7 +155,10 @@ impl Mesh {
     /// times the pass's measured worst error on ordinary meshes. Nearer 0.5, the value is
     /// [`Mesh::winding`]'s; on a mesh with a rim, from the second sum and the rim, whose
     /// coarse fraction ([`Rim::swept_coarse`]) is kept when the value is beyond
-    /// [`side_margin`] of it from 0.5, and the fine one otherwise.
+    /// [`side_margin`] of it from 0.5, and the fine one otherwise. Before all that, a sheet
+    /// with a short rim asks its side table ([`RimCells`](super::rim_cells::RimCells)),
+    /// whose answer is within its stated bound (at most 3e-2) and farther than that from
+    /// 0.5.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         self.winding_at(p, distance, Some(FirstPass::UnlessSheet))
     }
@@ -226,6 +229,12 @@ impl Mesh {
         // distance is not known (`Mesh::contains`, the scene's).
         let touch = side && distance.is_none();
         let rim = tree.rim(self);
+        // A sheet's side from its table: a lookup, and one ray where the sheet passes.
+        if first == FirstPass::UnlessSheet && rim.is_some() {
+            if let Some(w) = tree.rim_cells(self).and_then(|(r, c)| c.side(self, r, p)) {
+                return w;
+            }
+        }
         // The rim's value, whole from the rim and one ray where it can be: cheaper than the
         // fine sum, but not than the coarse one, which decides most sides alone (a side
         // decision takes the rim's value after it, and its integer part from it).

@@ -1,0 +1,443 @@
+//! Cells where the side of a sheet is read from a table.
+//!
+//! On an open mesh with a short rim the winding number is `s + c`: the winding number `s`
+//! of the surface the rim's edges sweep along its axis, plus the signed crossings `c` of the
+//! ray from the point down that axis (see [`Rim::swept`]). Off the swept surface `s` is
+//! smooth, and its gradient is the Biot-Savart field of that surface's boundary, which is
+//! the rim (the strips' sides cancel where every corner ends as many edges as it starts,
+//! and their far ends add nothing): at most `Σ |e| / (4π dist(p, e)²)` over the rim edges
+//! `e`. `c` changes only where the point crosses the mesh or the swept surface.
+//!
+//! A grid over the mesh's box, built at the first side decision, keeps `s` at its
+//! vertices; inside a cell that the swept surface does not reach, the trilinear
+//! interpolation of its corners is within `(Σ h²) / 8` times a bound of `s`'s second
+//! derivatives (`3 Σ |e| / (4π dist³)`, from the same field) of the exact `s`, and where no
+//! triangle comes near the cell, `c` is the same at every point of it and kept. A point's
+//! side is then a lookup (or a lookup and one ray, in the cells the sheet passes through)
+//! wherever `s + c` is farther from 0.5 than that bound; nearer, the sums decide as before.
+//! The table answers points near the sheet as cheaply as those far from it, which the sums
+//! do not.
+
+use rayon::prelude::*;
+use raypick_primitives::{Point3, Real, Vector3};
+
+use super::angle::V64;
+use super::rim::Rim;
+use super::winding::{ray_margin, Winding, FINE_TOL};
+use crate::Mesh;
+
+/// About this many cells over the mesh's box grown by a quarter on each side.
+const TARGET_CELLS: f64 = 32_768.0;
+
+/// At most this many cells along an axis.
+const MAX_DIM: usize = 256;
+
+/// The most a cell's answer may be off the exact winding number: cells whose bound is
+/// larger (beside the rim) are left to the sums.
+pub(crate) const MAX_ERR: f64 = 3e-2;
+
+/// Rim edges per bounding ball in the gradient's sum.
+const CHUNK: usize = 16;
+
+/// One cell: `err` NaN where the table does not answer.
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    /// The most the winding number can differ from the interpolated `s` plus `count` in the
+    /// cell.
+    err: f32,
+    /// The crossings of the ray down from any point of the cell (if `clear`).
+    count: i32,
+    /// No triangle within the cell's ball grown by twice the ray's margin.
+    clear: bool,
+}
+
+const NO_CELL: Cell = Cell {
+    err: f32::NAN,
+    count: 0,
+    clear: false,
+};
+
+/// A run of consecutive rim edges in a ball, for bounding their terms from afar.
+struct Chunk {
+    center: V64,
+    radius: f64,
+    length: f64,
+    edges: std::ops::Range<usize>,
+}
+
+/// The table of a sheet with a short rim, in the rim's turned coordinates (see
+/// [`Rim::turned`]).
+#[derive(Clone, Debug)]
+pub(crate) struct RimCells {
+    lo: V64,
+    /// Cells per unit length, per axis.
+    inv: V64,
+    dims: [usize; 3],
+    /// `s` at the grid's vertices (`dims + 1` per axis, x fastest; NaN where the sum there
+    /// is not whole).
+    vertices: Vec<f64>,
+    cells: Vec<Cell>,
+}
+
+impl RimCells {
+    /// The table of `mesh` (open, with the rim `rim`), or `None` when the rim's corners do
+    /// not balance or the box is degenerate. Its cells are made in parallel on rayon.
+    pub(crate) fn build(mesh: &Mesh, rim: &Rim) -> Option<RimCells> {
+        if !rim.balanced() || rim.edges().is_empty() {
+            return None;
+        }
+        let b = mesh.bounds();
+        let (mut lo, mut hi) = (rim.turned(&b.min), rim.turned(&b.max));
+        let widest = (0..3).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
+        if !(widest > 0.0 && widest.is_finite()) {
+            return None;
+        }
+        for a in 0..3 {
+            let grow = 0.25 * (hi[a] - lo[a]) + 0.01 * widest;
+            lo[a] -= grow;
+            hi[a] += grow;
+        }
+        let ext: V64 = std::array::from_fn(|a| hi[a] - lo[a]);
+        let side = (ext.iter().product::<f64>() / TARGET_CELLS).cbrt();
+        let dims: [usize; 3] =
+            std::array::from_fn(|a| ((ext[a] / side).ceil() as usize).clamp(1, MAX_DIM));
+        let size: V64 = std::array::from_fn(|a| ext[a] / dims[a] as f64);
+        let chunks = balls(rim.edges(), CHUNK);
+        let vdims = dims.map(|d| d + 1);
+        let vertices: Vec<f64> = (0..vdims.iter().product::<usize>())
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|i| {
+                let idx = [
+                    i % vdims[0],
+                    (i / vdims[0]) % vdims[1],
+                    i / (vdims[0] * vdims[1]),
+                ];
+                let q: [Real; 3] =
+                    std::array::from_fn(|a| (lo[a] + idx[a] as f64 * size[a]) as Real);
+                let p = rim.unturned(q);
+                match rim.swept(p, f64::from(ray_margin(&b, &p))) {
+                    Some((s, true)) if s.is_finite() => s,
+                    _ => f64::NAN,
+                }
+            })
+            .collect();
+        let n = dims.iter().product::<usize>();
+        let cells = (0..n)
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|i| {
+                let idx = [
+                    i % dims[0],
+                    (i / dims[0]) % dims[1],
+                    i / (dims[0] * dims[1]),
+                ];
+                let cell_lo: V64 = std::array::from_fn(|a| lo[a] + idx[a] as f64 * size[a]);
+                let cell_hi: V64 = std::array::from_fn(|a| cell_lo[a] + size[a]);
+                let corners = (0..8).map(|k| {
+                    let v = [k & 1, (k >> 1) & 1, k >> 2];
+                    vertices[(idx[0] + v[0])
+                        + vdims[0] * ((idx[1] + v[1]) + vdims[1] * (idx[2] + v[2]))]
+                });
+                if corners.into_iter().any(f64::is_nan) {
+                    return NO_CELL;
+                }
+                make_cell(mesh, rim, &chunks, cell_lo, cell_hi).unwrap_or(NO_CELL)
+            })
+            .collect();
+        Some(RimCells {
+            lo,
+            inv: std::array::from_fn(|a| dims[a] as f64 / ext[a]),
+            dims,
+            vertices,
+            cells,
+        })
+    }
+
+    /// The winding number of `p` (finite) for a side decision, if its cell answers and the
+    /// value is farther from 0.5 than its stated error (the [`Winding::tolerance`]).
+    pub(crate) fn side(&self, mesh: &Mesh, rim: &Rim, p: Point3<Real>) -> Option<Winding> {
+        let q = rim.turned(&p);
+        let mut idx = [0usize; 3];
+        let mut t = [0.0f64; 3];
+        for a in 0..3 {
+            let f = (q[a] - self.lo[a]) * self.inv[a];
+            if !(f >= 0.0 && f < self.dims[a] as f64) {
+                return None;
+            }
+            idx[a] = (f as usize).min(self.dims[a] - 1);
+            t[a] = (f - idx[a] as f64).clamp(0.0, 1.0);
+        }
+        let [dx, dy, _] = self.dims;
+        let cell = self.cells[idx[0] + dx * (idx[1] + dy * idx[2])];
+        if cell.err.is_nan() {
+            return None;
+        }
+        let count = if cell.clear {
+            cell.count
+        } else {
+            let margin = ray_margin(&mesh.bounds(), &p);
+            i32::try_from(mesh.crossings_clear(p, down(rim), margin)?).ok()?
+        };
+        // Trilinear: along x, then y, then z.
+        let (vx, vy) = (dx + 1, dy + 1);
+        let v = |i: usize, j: usize, k: usize| {
+            self.vertices[(idx[0] + i) + vx * ((idx[1] + j) + vy * (idx[2] + k))]
+        };
+        let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
+        let x = |j, k| lerp(v(0, j, k), v(1, j, k), t[0]);
+        let y = |k| lerp(x(0, k), x(1, k), t[1]);
+        let s = lerp(y(0), y(1), t[2]);
+        let value = s + f64::from(count);
+        let err = f64::from(cell.err);
+        ((value - 0.5).abs() > err).then_some(Winding {
+            value,
+            on_surface: false,
+            tolerance: err,
+            off_surface: cell.clear,
+            untouched: cell.clear,
+        })
+    }
+}
+
+/// The unit direction down the rim's axis, which the swept surface never meets.
+fn down(rim: &Rim) -> Vector3<Real> {
+    let mut dir = Vector3::zeros();
+    dir[rim.axis()] = -1.0;
+    dir
+}
+
+/// The rim's edges in runs of `size`, each in a ball.
+fn balls(edges: &[[V64; 2]], size: usize) -> Vec<Chunk> {
+    (0..edges.len())
+        .step_by(size)
+        .map(|start| {
+            let range = start..(start + size).min(edges.len());
+            let run = &edges[range.clone()];
+            let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+            for p in run.iter().flatten() {
+                for a in 0..3 {
+                    lo[a] = lo[a].min(p[a]);
+                    hi[a] = hi[a].max(p[a]);
+                }
+            }
+            let center: V64 = std::array::from_fn(|a| 0.5 * (lo[a] + hi[a]));
+            // Slightly grown: the ball must hold every edge whatever the roundings.
+            let radius = run
+                .iter()
+                .flatten()
+                .map(|p| dist(p, &center, 3))
+                .fold(0.0, f64::max)
+                * (1.0 + 1e-9);
+            let length = run.iter().map(|[u, v]| dist(u, v, 3)).sum();
+            Chunk {
+                center,
+                radius,
+                length,
+                edges: range,
+            }
+        })
+        .collect()
+}
+
+/// The distance between `a` and `b` over their first `n` coordinates.
+fn dist(a: &V64, b: &V64, n: usize) -> f64 {
+    (0..n).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+}
+
+/// The distance from `p` to the segment `e` over the first `n` coordinates.
+fn seg_dist(p: &V64, e: &[V64; 2], n: usize) -> f64 {
+    let d: V64 = std::array::from_fn(|k| if k < n { e[1][k] - e[0][k] } else { 0.0 });
+    let w: V64 = std::array::from_fn(|k| if k < n { p[k] - e[0][k] } else { 0.0 });
+    let dd: f64 = d.iter().map(|x| x * x).sum();
+    let t = if dd > 0.0 {
+        (w.iter().zip(&d).map(|(a, b)| a * b).sum::<f64>() / dd).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (0..n)
+        .map(|k| (w[k] - t * d[k]).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// The cell between `lo` and `hi` (turned), or `None` where the table cannot answer: the
+/// swept surface within reach of the cell (its footprint across the rim's axis within the
+/// ray's margin of a rim edge's) or the rim within the cell's ball.
+/// `chunks`: the rim's edges in runs of [`CHUNK`].
+fn make_cell(mesh: &Mesh, rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64) -> Option<Cell> {
+    let centre: [Real; 3] = std::array::from_fn(|a| (0.5 * (lo[a] + hi[a])) as Real);
+    let p = rim.unturned(centre);
+    let c = rim.turned(&p);
+    // From the (rounded) centre to the farthest corner, in 3 and in 2 dimensions.
+    let reach = |n: usize| {
+        (0..n)
+            .map(|a| (c[a] - lo[a]).abs().max((hi[a] - c[a]).abs()).powi(2))
+            .sum::<f64>()
+            .sqrt()
+            * (1.0 + 1e-9)
+    };
+    let (r3, r2) = (reach(3), reach(2));
+    let margin = ray_margin(&mesh.bounds(), &p);
+    let m = f64::from(margin);
+    let edges = rim.edges();
+    // Σ |e| / d² (the gradient's bound, times 4π) and Σ |e| / d³ (the second
+    // derivatives', times 4π / 3) over the rim edges, `d` their least distance from the cell.
+    let (mut first, mut second) = (0.0, 0.0);
+    // A chunk's edges all count as at its least distance where it is far enough for that
+    // to be nearly so (the bound holds wherever that distance exceeds the cell's reach).
+    let far = |b: &Chunk, first: &mut f64, second: &mut f64| {
+        let d3 = dist(&c, &b.center, 3) - b.radius;
+        let d2 = dist(&c, &b.center, 2) - b.radius;
+        let far = d2 > r2 + m && d3 > 2.0 * r3.max(b.radius);
+        if far {
+            let d = d3 - r3;
+            *first += b.length / (d * d);
+            *second += b.length / (d * d * d);
+        }
+        far
+    };
+    for chunk in chunks {
+        if far(chunk, &mut first, &mut second) {
+            continue;
+        }
+        for e in &edges[chunk.edges.clone()] {
+            let d3 = seg_dist(&c, e, 3);
+            if seg_dist(&c, e, 2) <= r2 + m || d3 <= r3 {
+                return None;
+            }
+            let (len, d) = (dist(&e[0], &e[1], 3), d3 - r3);
+            first += len / (d * d);
+            second += len / (d * d * d);
+        }
+    }
+    // The interpolation's error, the corners' stated error (the weights sum to 1), and the
+    // corners' and the point's f32 rounding (a few steps of the largest coordinate, times
+    // the gradient's bound).
+    let quarter_pi = 4.0 * std::f64::consts::PI;
+    let h2: f64 = (0..3).map(|a| (hi[a] - lo[a]).powi(2)).sum();
+    let step = f64::from(crate::mesh::nearest::coordinate_scale(&mesh.bounds(), &p)) * 1e-6;
+    let err = h2 / 8.0 * 3.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi + 1e-9;
+    if err.is_nan() || err > MAX_ERR {
+        return None;
+    }
+    // Clear: nothing within the cell's ball grown by twice the margin, so every point of
+    // the cell is off the surface by more than the margin, and the ray count from it is
+    // the one from the centre (it changes only across the mesh or the swept surface).
+    let clear_reach = (r3 + 2.0 * m) as Real * (1.0 + 1e-6);
+    let mut clear = mesh.nearest_point(&p, clear_reach).is_none();
+    let mut count = 0;
+    if clear {
+        match mesh
+            .crossings_clear(p, down(rim), margin)
+            .and_then(|k| i32::try_from(k).ok())
+        {
+            Some(k) => count = k,
+            None => clear = false,
+        }
+    }
+    Some(Cell {
+        err: err as f32,
+        count,
+        clear,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::angle::{solid_angle, v64};
+    use crate::Mesh;
+    use rand::{Rng, SeedableRng};
+    use raypick_primitives::{Point3, Real};
+
+    /// An `n` x `n` heightfield over `[0, 2] x [0, 1]` at height `z0`, with random heights
+    /// of amplitude `rough` (slivers when large) on smooth hills; normals up.
+    fn heightfield(
+        n: usize,
+        z0: Real,
+        rough: Real,
+        rng: &mut rand_pcg::Pcg64,
+    ) -> (Vec<Point3<Real>>, Vec<[u32; 3]>) {
+        let pos: Vec<_> = (0..=n)
+            .flat_map(|j| (0..=n).map(move |i| (i, j)))
+            .map(|(i, j)| {
+                let (x, y) = (2.0 * i as Real / n as Real, j as Real / n as Real);
+                let hill = 0.1 * (3.0 * x).sin() * (5.0 * y).cos();
+                Point3::new(x, y, z0 + hill + rough * rng.gen_range(-1.0..1.0))
+            })
+            .collect();
+        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let tris = (0..n)
+            .flat_map(|j| (0..n).map(move |i| (i, j)))
+            .flat_map(|(i, j)| {
+                [
+                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
+                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
+                ]
+            })
+            .collect();
+        (pos, tris)
+    }
+
+    /// The winding number in f64, triangle by triangle.
+    fn exact(pos: &[Point3<Real>], tris: &[[u32; 3]], p: &Point3<Real>) -> f64 {
+        let c = |i: u32| v64(&pos[i as usize]);
+        tris.iter()
+            .map(|t| solid_angle(v64(p), c(t[0]), c(t[1]), c(t[2])).0)
+            .sum()
+    }
+
+    /// Every answer of the table is within its stated error of the exact winding number,
+    /// and the side it gives is the exact one, on smooth and sliver heightfields at
+    /// ordinary and offset heights, for points uniform in the box grown by 20%, and within
+    /// 1e-6 to 1e-2 of the surface on both sides (where the ray is cast from the cell).
+    /// Both kinds of cell answer, so the assertions could fail.
+    #[test]
+    fn table_answers_within_their_stated_error() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x5ee7_ce11);
+        let (mut clear, mut cast, mut points) = (0usize, 0usize, 0usize);
+        for (n, z0, rough) in [(24, 0.0, 0.0), (24, 0.0, 0.08), (16, 50.0, 0.01)] {
+            let (pos, tris) = heightfield(n, z0, rough, &mut rng);
+            let mesh = Mesh::new(pos.clone(), tris.clone()).expect("a valid heightfield");
+            let tree = mesh.winding_tree();
+            let (rim, cells) = tree.rim_cells(&mesh).expect("a sheet with a short rim");
+            let b = mesh.bounds();
+            let mut sample: Vec<Point3<Real>> = (0..3_000)
+                .map(|_| {
+                    Point3::from(std::array::from_fn(|a| {
+                        let (lo, hi) = (b.min[a], b.max[a]);
+                        lo + (hi - lo) * rng.gen_range(-0.2f32..1.2)
+                    }))
+                })
+                .collect();
+            for _ in 0..3_000 {
+                let t = tris[rng.gen_range(0..tris.len())].map(|i| pos[i as usize]);
+                let mut p = super::super::probes::point_on(&t, &mut rng);
+                let off = 10f32.powf(rng.gen_range(-6.0..-2.0));
+                p.z += if rng.gen::<bool>() { off } else { -off };
+                sample.push(p);
+            }
+            for p in sample {
+                let Some(w) = cells.side(&mesh, rim, p) else {
+                    continue;
+                };
+                let e = exact(&pos, &tris, &p);
+                assert!(
+                    (w.value - e).abs() <= w.tolerance,
+                    "{p:?}: table {} +- {}, exact {e}",
+                    w.value,
+                    w.tolerance
+                );
+                assert_eq!(w.value >= 0.5, e >= 0.5, "{p:?}");
+                assert_eq!(mesh.contains(p), e >= 0.5, "{p:?}");
+                if w.untouched {
+                    clear += 1;
+                } else {
+                    cast += 1;
+                }
+                points += 1;
+            }
+        }
+        assert!(clear > 3_000 && cast > 500, "{clear} {cast} of {points}");
+    }
+}
