@@ -156,8 +156,6 @@ struct Stats {
     /// The largest error of `SignedDistance::winding_number` (the side decision's).
     max_side_winding_err: f64,
     max_dist_rel: f64,
-    /// Points within 1/30 of 0.5 whose side came from a sheet's side table.
-    table_answers: usize,
 }
 
 /// Checks every point of `points` on `mesh` against the oracles. `closed`: the sign must
@@ -178,17 +176,12 @@ fn check(m: &TestMesh, mesh: &Mesh, points: &[Point3<f32>], closed: bool) -> Sta
         assert_eq!(c, batch_c[i], "batch contains at {p:?}");
         assert_eq!(Some(s), batch_s[i], "batch signed distance at {p:?}");
         // The side decision's winding number: the same as `winding_number` where that is
-        // within 1/30 of 0.5 less the rim's coarse error, else possibly from a first pass;
-        // or a sheet's side table's, within 3e-2 of the exact one and on its side.
+        // within 1/30 of 0.5 less the rim's coarse error, else possibly from a first pass.
         let sw = f64::from(s.winding_number);
-        let ow = oracle_winding(m, p);
-        if (f64::from(w) - 0.5).abs() <= 1.0 / 30.0 - 1e-2 && s.winding_number != w {
-            assert!(
-                (sw - ow).abs() <= 3e-2 && (sw >= 0.5) == (ow >= 0.5),
-                "{p:?}: side winding {sw}, winding {w}, exact {ow}"
-            );
-            st.table_answers += 1;
+        if (f64::from(w) - 0.5).abs() <= 1.0 / 30.0 - 1e-2 {
+            assert_eq!(s.winding_number.to_bits(), w.to_bits(), "{p:?}");
         }
+        let ow = oracle_winding(m, p);
         let od = oracle_distance(m, p);
         st.points += 1;
         let werr = (f64::from(w) - ow).abs();

@@ -44,6 +44,7 @@ pub(crate) const PAIR: [[usize; 3]; 3] = [[0, 3, 4], [3, 1, 5], [4, 5, 2]];
 
 /// The area-weighted centroid of `tris` (a triangle weighs its area), or `fallback` when
 /// they have no area.
+#[inline]
 pub(crate) fn centroid(tris: impl Iterator<Item = [V64; 3]>, fallback: V64) -> V64 {
     let (mut sum, mut area) = ([0.0; 3], 0.0);
     for [a, b, c] in tris {
@@ -73,6 +74,7 @@ impl Expansion {
 
     /// The expansion of `tris` about `center`, with `radius` given by the caller (it must
     /// bound their distance to `center`).
+    #[inline]
     pub(crate) fn of_triangles(
         tris: impl Iterator<Item = [V64; 3]>,
         center: V64,

@@ -119,8 +119,8 @@ impl Mesh {
     /// [`Mesh::contains`] at every sample of `grid`, in the grid's order, in parallel.
     #[must_use]
     pub fn occupancy_grid(&self, grid: &GridConfig) -> Vec<bool> {
-        self.solid_tree();
-        grid.map(|p| self.contains(p))
+        self.solid_tree().note_sides(self, grid.len());
+        grid.map(|p| self.contains_at(p))
     }
 
     /// [`Mesh::signed_distance`]'s distance at every sample of `grid`, in the grid's order,

@@ -32,10 +32,6 @@ const TARGET_CELLS: f64 = 32_768.0;
 /// At most this many cells along an axis.
 const MAX_DIM: usize = 256;
 
-/// The most a cell's answer may be off the exact winding number: cells whose bound is
-/// larger (beside the rim) are left to the sums.
-pub(crate) const MAX_ERR: f64 = 3e-2;
-
 /// Rim edges per bounding ball in the gradient's sum.
 const CHUNK: usize = 16;
 
@@ -103,6 +99,13 @@ impl RimCells {
             std::array::from_fn(|a| ((ext[a] / side).ceil() as usize).clamp(1, MAX_DIM));
         let size: V64 = std::array::from_fn(|a| ext[a] / dims[a] as f64);
         let chunks = balls(rim.edges(), CHUNK);
+        // The rays' margin anywhere in the grid, and the f32 step of its coordinates.
+        let scale = (0..3)
+            .map(|a| lo[a].abs().max(hi[a].abs()))
+            .chain(b.min.iter().chain(b.max.iter()).map(|x| f64::from(x.abs())))
+            .fold(0.0, f64::max);
+        let m = scale * 1e-5;
+        let step = scale * 1e-6;
         let vdims = dims.map(|d| d + 1);
         let vertices: Vec<f64> = (0..vdims.iter().product::<usize>())
             .into_par_iter()
@@ -122,7 +125,32 @@ impl RimCells {
                 }
             })
             .collect();
+        let near = near_cells(mesh, rim, lo, size, dims, m, step);
+        // The derivatives' bounds per block of 2 x 2 x 2 cells (a cell whose block is near
+        // the rim gets its own).
+        let bdims = dims.map(|d| d.div_ceil(2));
+        let block_box = |idx: [usize; 3], span: usize| {
+            let l: V64 = std::array::from_fn(|a| lo[a] + (idx[a] * span) as f64 * size[a]);
+            let h: V64 = std::array::from_fn(|a| {
+                lo[a] + ((idx[a] * span + span).min(dims[a])) as f64 * size[a]
+            });
+            (l, h)
+        };
+        let blocks: Vec<Option<(f64, f64)>> = (0..bdims.iter().product::<usize>())
+            .into_par_iter()
+            .with_min_len(16)
+            .map(|i| {
+                let idx = [
+                    i % bdims[0],
+                    (i / bdims[0]) % bdims[1],
+                    i / (bdims[0] * bdims[1]),
+                ];
+                let (l, h) = block_box(idx, 2);
+                field(rim, &chunks, l, h, m + step)
+            })
+            .collect();
         let n = dims.iter().product::<usize>();
+        let quarter_pi = 4.0 * std::f64::consts::PI;
         let cells = (0..n)
             .into_par_iter()
             .with_min_len(64)
@@ -132,8 +160,6 @@ impl RimCells {
                     (i / dims[0]) % dims[1],
                     i / (dims[0] * dims[1]),
                 ];
-                let cell_lo: V64 = std::array::from_fn(|a| lo[a] + idx[a] as f64 * size[a]);
-                let cell_hi: V64 = std::array::from_fn(|a| cell_lo[a] + size[a]);
                 let corners = (0..8).map(|k| {
                     let v = [k & 1, (k >> 1) & 1, k >> 2];
                     vertices[(idx[0] + v[0])
@@ -142,7 +168,42 @@ impl RimCells {
                 if corners.into_iter().any(f64::is_nan) {
                     return NO_CELL;
                 }
-                make_cell(mesh, rim, &chunks, cell_lo, cell_hi).unwrap_or(NO_CELL)
+                let (l, h) = block_box(idx, 1);
+                let block = idx.map(|x| x / 2);
+                let sums = blocks[block[0] + bdims[0] * (block[1] + bdims[1] * block[2])]
+                    .or_else(|| field(rim, &chunks, l, h, m + step));
+                let Some((first, second)) = sums else {
+                    return NO_CELL;
+                };
+                // The interpolation's error, the corners' stated error (the weights sum to
+                // 1), and the corners' and the point's f32 rounding (a few steps of the
+                // largest coordinate, times the gradient's bound).
+                let h2: f64 = (0..3).map(|a| (h[a] - l[a]).powi(2)).sum();
+                let err =
+                    h2 / 8.0 * 3.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi;
+                // Past 0.5 the cell could decide nothing.
+                if err.is_nan() || err >= 0.5 {
+                    return NO_CELL;
+                }
+                let (mut clear, mut count) = (!near[i], 0);
+                if clear {
+                    // No triangle near: the ray count is the centre's everywhere in the cell
+                    // (it changes only across the mesh or the swept surface).
+                    let centre: [Real; 3] = std::array::from_fn(|a| (0.5 * (l[a] + h[a])) as Real);
+                    let p = rim.unturned(centre);
+                    match mesh
+                        .crossings_clear(p, down(rim), ray_margin(&b, &p))
+                        .and_then(|k| i32::try_from(k).ok())
+                    {
+                        Some(k) => count = k,
+                        None => clear = false,
+                    }
+                }
+                Cell {
+                    err: err as f32,
+                    count,
+                    clear,
+                }
             })
             .collect();
         Some(RimCells {
@@ -155,7 +216,9 @@ impl RimCells {
     }
 
     /// The winding number of `p` (finite) for a side decision, if its cell answers and the
-    /// value is farther from 0.5 than its stated error (the [`Winding::tolerance`]).
+    /// value is farther from 0.5 than its stated error (the [`Winding::tolerance`]): the
+    /// interpolated one, or nearer 0.5 the swept surface's sum at `p` (within
+    /// [`FINE_TOL`]).
     pub(crate) fn side(&self, mesh: &Mesh, rim: &Rim, p: Point3<Real>) -> Option<Winding> {
         let q = rim.turned(&p);
         let mut idx = [0usize; 3];
@@ -188,9 +251,19 @@ impl RimCells {
         let x = |j, k| lerp(v(0, j, k), v(1, j, k), t[0]);
         let y = |k| lerp(x(0, k), x(1, k), t[1]);
         let s = lerp(y(0), y(1), t[2]);
-        let value = s + f64::from(count);
-        let err = f64::from(cell.err);
-        ((value - 0.5).abs() > err).then_some(Winding {
+        let mut value = s + f64::from(count);
+        let mut err = f64::from(cell.err);
+        if (value - 0.5).abs() <= err {
+            // Near 0.5: the swept surface's own sum at `p` (within its stated error), with
+            // the count already known, rather than the coarse sums, which would not decide.
+            let margin = ray_margin(&mesh.bounds(), &p);
+            let (s, whole) = rim.swept(p, f64::from(margin))?;
+            (value, err) = (s + f64::from(count), FINE_TOL);
+            if !whole || (value - 0.5).abs() <= err {
+                return None;
+            }
+        }
+        Some(Winding {
             value,
             on_surface: false,
             tolerance: err,
@@ -261,15 +334,14 @@ fn seg_dist(p: &V64, e: &[V64; 2], n: usize) -> f64 {
         .sqrt()
 }
 
-/// The cell between `lo` and `hi` (turned), or `None` where the table cannot answer: the
-/// swept surface within reach of the cell (its footprint across the rim's axis within the
-/// ray's margin of a rim edge's) or the rim within the cell's ball.
-/// `chunks`: the rim's edges in runs of [`CHUNK`].
-fn make_cell(mesh: &Mesh, rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64) -> Option<Cell> {
-    let centre: [Real; 3] = std::array::from_fn(|a| (0.5 * (lo[a] + hi[a])) as Real);
-    let p = rim.unturned(centre);
-    let c = rim.turned(&p);
-    // From the (rounded) centre to the farthest corner, in 3 and in 2 dimensions.
+/// The bounds of the swept surface's derivatives over the box `lo..hi` (turned): the sums
+/// over the rim edges of `|e| / d²` (the gradient's bound, times 4π) and `|e| / d³` (the
+/// second derivatives', times 4π / 3), `d` the least distance from the box; `None` where the
+/// swept surface comes within reach (the box's footprint across the rim's axis within `m` of
+/// a rim edge's) or the rim within the box's ball.
+fn field(rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64, m: f64) -> Option<(f64, f64)> {
+    let c: V64 = std::array::from_fn(|a| 0.5 * (lo[a] + hi[a]));
+    // From the centre to the farthest corner, in 3 and in 2 dimensions.
     let reach = |n: usize| {
         (0..n)
             .map(|a| (c[a] - lo[a]).abs().max((hi[a] - c[a]).abs()).powi(2))
@@ -278,14 +350,10 @@ fn make_cell(mesh: &Mesh, rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64) -> Opti
             * (1.0 + 1e-9)
     };
     let (r3, r2) = (reach(3), reach(2));
-    let margin = ray_margin(&mesh.bounds(), &p);
-    let m = f64::from(margin);
     let edges = rim.edges();
-    // Σ |e| / d² (the gradient's bound, times 4π) and Σ |e| / d³ (the second
-    // derivatives', times 4π / 3) over the rim edges, `d` their least distance from the cell.
     let (mut first, mut second) = (0.0, 0.0);
     // A chunk's edges all count as at its least distance where it is far enough for that
-    // to be nearly so (the bound holds wherever that distance exceeds the cell's reach).
+    // to be nearly so (the bound holds wherever that distance exceeds the box's reach).
     let far = |b: &Chunk, first: &mut f64, second: &mut f64| {
         let d3 = dist(&c, &b.center, 3) - b.radius;
         let d2 = dist(&c, &b.center, 2) - b.radius;
@@ -311,41 +379,62 @@ fn make_cell(mesh: &Mesh, rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64) -> Opti
             second += len / (d * d * d);
         }
     }
-    // The interpolation's error, the corners' stated error (the weights sum to 1), and the
-    // corners' and the point's f32 rounding (a few steps of the largest coordinate, times
-    // the gradient's bound).
-    let quarter_pi = 4.0 * std::f64::consts::PI;
-    let h2: f64 = (0..3).map(|a| (hi[a] - lo[a]).powi(2)).sum();
-    let step = f64::from(crate::mesh::nearest::coordinate_scale(&mesh.bounds(), &p)) * 1e-6;
-    let err = h2 / 8.0 * 3.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi + 1e-9;
-    if err.is_nan() || err > MAX_ERR {
-        return None;
-    }
-    // Clear: nothing within the cell's ball grown by twice the margin, so every point of
-    // the cell is off the surface by more than the margin, and the ray count from it is
-    // the one from the centre (it changes only across the mesh or the swept surface).
-    let clear_reach = (r3 + 2.0 * m) as Real * (1.0 + 1e-6);
-    let mut clear = mesh.nearest_point(&p, clear_reach).is_none();
-    let mut count = 0;
-    if clear {
-        match mesh
-            .crossings_clear(p, down(rim), margin)
-            .and_then(|k| i32::try_from(k).ok())
-        {
-            Some(k) => count = k,
-            None => clear = false,
-        }
-    }
-    Some(Cell {
-        err: err as f32,
-        count,
-        clear,
-    })
+    Some((first, second))
+}
+
+/// The cells some triangle comes near: within the cell's reach (its centre to a corner)
+/// plus twice the rays' margin `m` and the coordinates' rounding `step` of its centre (each
+/// leaf's box against the cube around the centre, so a cell may be called near for
+/// nothing, never the reverse). Outside them every point is off the surface by more than
+/// `m`.
+fn near_cells(
+    mesh: &Mesh,
+    rim: &Rim,
+    lo: V64,
+    size: V64,
+    dims: [usize; 3],
+    m: f64,
+    step: f64,
+) -> Vec<bool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let reach =
+        0.5 * size.iter().map(|s| s * s).sum::<f64>().sqrt() * (1.0 + 1e-6) + 2.0 * m + 4.0 * step;
+    let near: Vec<AtomicBool> = (0..dims.iter().product::<usize>())
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    mesh.wide
+        .leaf_ranges()
+        .into_par_iter()
+        .with_min_len(1024)
+        .for_each(|leaf| {
+            let b = mesh.tris.leaf_box(leaf);
+            let (bl, bh) = (rim.turned(&b.min), rim.turned(&b.max));
+            let mut range = [(0usize, 0usize); 3];
+            for a in 0..3 {
+                // Cells whose centre `lo + (i + 0.5) size` lies within `reach` of the box.
+                let first = ((bl[a] - reach - lo[a]) / size[a] - 0.5).ceil().max(0.0);
+                let last = ((bh[a] + reach - lo[a]) / size[a] - 0.5).floor();
+                let some = last >= first; // false for NaN too
+                if !some || first >= dims[a] as f64 {
+                    return;
+                }
+                range[a] = (first as usize, (last as usize).min(dims[a] - 1));
+            }
+            for k in range[2].0..=range[2].1 {
+                for j in range[1].0..=range[1].1 {
+                    for i in range[0].0..=range[0].1 {
+                        near[i + dims[0] * (j + dims[1] * k)].store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+    near.into_iter().map(AtomicBool::into_inner).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::angle::{solid_angle, v64};
+    use super::super::tree::TABLE_AFTER;
     use crate::Mesh;
     use rand::{Rng, SeedableRng};
     use raypick_primitives::{Point3, Real};
@@ -400,6 +489,17 @@ mod tests {
             let (pos, tris) = heightfield(n, z0, rough, &mut rng);
             let mesh = Mesh::new(pos.clone(), tris.clone()).expect("a valid heightfield");
             let tree = mesh.winding_tree();
+            assert!(
+                tree.rim_cells(&mesh).is_none(),
+                "no table before its decisions"
+            );
+            // The second count past the threshold builds it.
+            tree.note_sides(&mesh, TABLE_AFTER);
+            assert!(
+                tree.rim_cells(&mesh).is_none(),
+                "no table before its decisions"
+            );
+            tree.note_sides(&mesh, 1);
             let (rim, cells) = tree.rim_cells(&mesh).expect("a sheet with a short rim");
             let b = mesh.bounds();
             let mut sample: Vec<Point3<Real>> = (0..3_000)
@@ -439,5 +539,40 @@ mod tests {
             }
         }
         assert!(clear > 3_000 && cast > 500, "{clear} {cast} of {points}");
+    }
+
+    /// `contains` answers the same before and after the mesh builds its table (the table
+    /// is built by the first batch after `TABLE_AFTER` decisions, single points counting
+    /// one each), points near the sheet included, and the table then answers most points.
+    #[test]
+    fn answers_do_not_change_when_the_table_is_built() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x7ab1_e5);
+        let (pos, tris) = heightfield(40, 0.0, 0.03, &mut rng);
+        let mesh = Mesh::new(pos.clone(), tris.clone()).expect("a valid heightfield");
+        let b = mesh.bounds();
+        let mut points: Vec<Point3<Real>> = (0..TABLE_AFTER / 2)
+            .map(|_| {
+                Point3::from(std::array::from_fn(|a| {
+                    let (lo, hi) = (b.min[a], b.max[a]);
+                    lo + (hi - lo) * rng.gen_range(-0.2f32..1.2)
+                }))
+            })
+            .collect();
+        for p in points.iter_mut().step_by(3) {
+            p.z = 0.1 * (3.0 * p.x).sin() * (5.0 * p.y).cos() + rng.gen_range(-0.05..0.05);
+        }
+        let tree = mesh.winding_tree();
+        let before = mesh.contains_points(&points);
+        let single: Vec<bool> = points[..1000].iter().map(|p| mesh.contains(*p)).collect();
+        assert_eq!(single, before[..1000]);
+        let _ = mesh.contains_points(&points);
+        assert!(tree.rim_cells(&mesh).is_none(), "no table yet");
+        let after = mesh.contains_points(&points);
+        let (rim, cells) = tree.rim_cells(&mesh).expect("built by the third batch");
+        assert_eq!(before, after);
+        let answered = points.iter().filter(|p| cells.side(&mesh, rim, **p).is_some()).count();
+        assert!(answered * 2 > points.len(), "{answered} of {}", points.len());
+        let single: Vec<bool> = points[..1000].iter().map(|p| mesh.contains(*p)).collect();
+        assert_eq!(single, after[..1000]);
     }
 }

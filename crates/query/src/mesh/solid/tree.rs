@@ -69,9 +69,35 @@ pub(crate) struct WindingTree {
     /// An open mesh of long slivers cut into compact pieces ([`pieces_mesh`]), built on
     /// first use; always `None` on such a mesh of pieces.
     pieces: std::sync::OnceLock<Option<Box<Mesh>>>,
-    /// The side table of a sheet with a short rim, built at its first side decision.
+    /// The side table of a sheet with a short rim, built once the mesh has decided
+    /// [`TABLE_AFTER`] points' sides (see [`WindingTree::note_sides`]).
     cells: std::sync::OnceLock<Option<RimCells>>,
+    sides: SideCount,
 }
+
+/// Side decisions asked for so far, and whether the table's build has started (a clone
+/// keeps the count; its build, if the table is not there yet, is its own).
+#[derive(Debug, Default)]
+struct SideCount {
+    sides: std::sync::atomic::AtomicUsize,
+    building: std::sync::atomic::AtomicBool,
+}
+
+impl Clone for SideCount {
+    fn clone(&self) -> Self {
+        let sides = self.sides.load(std::sync::atomic::Ordering::Relaxed);
+        SideCount {
+            sides: std::sync::atomic::AtomicUsize::new(sides),
+            building: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+/// How many side decisions a mesh makes before the next ones build its side table: the
+/// build costs about as much as that many decisions save (on `terrain_1m`, about 50 ms
+/// against 0.1 us per point), so a single batch of up to that size, or a first few
+/// scattered queries, never pay for it.
+pub(super) const TABLE_AFTER: usize = 100_000;
 
 /// True when every edge is used as often in one direction as in the other, by the vertex
 /// indices: the triangles then bound a solid (their boundary cancels), and the winding
@@ -116,6 +142,7 @@ impl WindingTree {
             boundary: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
             cells: std::sync::OnceLock::new(),
+            sides: SideCount::default(),
         }
     }
 
@@ -168,7 +195,6 @@ impl WindingTree {
             Some(pieces) => pieces.winding_tree().prepare(pieces),
             None => {
                 self.lanes(mesh);
-                self.rim_cells(mesh);
             }
         }
     }
@@ -178,12 +204,29 @@ impl WindingTree {
     /// the same position welded into one vertex (an STL file's triangles share no index).
     /// The triangles then bound a solid, and the winding number is an integer everywhere
     /// off the surface, changing only across it.
-    /// The side table of `mesh` when it is a sheet with a short rim (see
-    /// [`RimCells`]), built on first use.
+    /// The side table of `mesh` when it is a sheet with a short rim and the table has been
+    /// built (see [`WindingTree::note_sides`]).
     pub(crate) fn rim_cells(&self, mesh: &Mesh) -> Option<(&Rim, &RimCells)> {
-        let rim = self.rim(mesh)?;
-        let cells = outside_lock(&self.cells, || RimCells::build(mesh, rim));
-        cells.as_ref().map(|c| (rim, c))
+        let cells = self.cells.get()?.as_ref()?;
+        Some((self.rim(mesh)?, cells))
+    }
+
+    /// Counts `n` side decisions about to be made on `mesh`; once [`TABLE_AFTER`] have
+    /// been counted before, the next call builds the side table of a sheet with a short
+    /// rim ([`RimCells`]), on this thread (its cells in parallel), before those decisions.
+    /// Other threads meanwhile decide without it.
+    pub(crate) fn note_sides(&self, mesh: &Mesh, n: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.cells.get().is_some() || self.closed(mesh) || self.pieces(mesh).is_some() {
+            return;
+        }
+        let Some(rim) = self.rim(mesh) else {
+            return;
+        };
+        let before = self.sides.sides.fetch_add(n, Relaxed);
+        if before >= TABLE_AFTER && !self.sides.building.swap(true, Relaxed) {
+            let _ = self.cells.set(RimCells::build(mesh, rim));
+        }
     }
 
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {

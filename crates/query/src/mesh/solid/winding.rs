@@ -155,10 +155,10 @@ impl Mesh {
     /// times the pass's measured worst error on ordinary meshes. Nearer 0.5, the value is
     /// [`Mesh::winding`]'s; on a mesh with a rim, from the second sum and the rim, whose
     /// coarse fraction ([`Rim::swept_coarse`]) is kept when the value is beyond
-    /// [`side_margin`] of it from 0.5, and the fine one otherwise. Before all that, a sheet
-    /// with a short rim asks its side table ([`RimCells`](super::rim_cells::RimCells)),
-    /// whose answer is within its stated bound (at most 3e-2) and farther than that from
-    /// 0.5.
+    /// [`side_margin`] of it from 0.5, and the fine one otherwise. Before all that, given
+    /// no distance (`contains`), a sheet with a short rim asks its side table
+    /// ([`RimCells`](super::rim_cells::RimCells)) once built, whose answer is within its
+    /// stated bound (at most 3e-2) and farther than that from 0.5.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         self.winding_at(p, distance, Some(FirstPass::UnlessSheet))
     }
@@ -229,8 +229,9 @@ impl Mesh {
         // distance is not known (`Mesh::contains`, the scene's).
         let touch = side && distance.is_none();
         let rim = tree.rim(self);
-        // A sheet's side from its table: a lookup, and one ray where the sheet passes.
-        if first == FirstPass::UnlessSheet && rim.is_some() {
+        // A sheet's side from its table: a lookup, and one ray where the sheet passes
+        // (`contains`: a signed distance keeps the sums' value, which it reports).
+        if first == FirstPass::UnlessSheet && distance.is_none() && rim.is_some() {
             if let Some(w) = tree.rim_cells(self).and_then(|(r, c)| c.side(self, r, p)) {
                 return w;
             }
