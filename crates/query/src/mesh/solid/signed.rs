@@ -21,8 +21,7 @@ pub struct SignedDistance {
     pub v: Real,
     /// The generalized winding number of the query point that decided the sign: exactly
     /// [`Mesh::winding_number`] within 1/30 of 0.5 (within 0.1 on a mesh without a short
-    /// rim); up to 0.35 from 0.5
-    /// possibly from a cheaper sum, within 3e-2 of the exact one
+    /// rim); up to 0.35 from 0.5 possibly from a cheaper sum, within 3e-2 of the exact one
     /// (measured worst on the test meshes: 2.1e-2; folded meshes of the fuzz target reached
     /// 4.6e-2, inside the 0.1 margin it decides by; a short rim's cheaper fraction is within
     /// 1e-2 and decides beyond 1/30); farther from 0.5 possibly from a cheaper sum still,

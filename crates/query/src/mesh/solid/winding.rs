@@ -158,7 +158,7 @@ impl Mesh {
     /// [`side_margin`] of it from 0.5, and the fine one otherwise. Before all that, given
     /// no distance (`contains`), a sheet with a short rim asks its side table
     /// ([`RimCells`](super::rim_cells::RimCells)) once built, whose answer is within its
-    /// stated bound (at most 3e-2) and farther than that from 0.5.
+    /// stated bound of the exact one and farther than that from 0.5.
     pub(crate) fn winding_side(&self, p: Point3<Real>, distance: Option<Real>) -> Winding {
         self.winding_at(p, distance, Some(FirstPass::UnlessSheet))
     }
