@@ -485,8 +485,35 @@ mod tests {
     fn table_answers_within_their_stated_error() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x5ee7_ce11);
         let (mut clear, mut cast, mut points) = (0usize, 0usize, 0usize);
-        for (n, z0, rough) in [(24, 0.0, 0.0), (24, 0.0, 0.08), (16, 50.0, 0.01)] {
-            let (pos, tris) = heightfield(n, z0, rough, &mut rng);
+        // (cells per side, height, roughness, turned so that the sheet is thin along x,
+        // with a hole: an inner rim loop).
+        let cases = [
+            (24, 0.0, 0.0, false, false),
+            (24, 0.0, 0.08, false, false),
+            (16, 50.0, 0.01, false, false),
+            (24, 0.0, 0.02, true, false),
+            (24, 0.0, 0.02, false, true),
+            (20, -3.0, 0.05, true, true),
+        ];
+        for (n, z0, rough, turn, hole) in cases {
+            let (mut pos, mut tris) = heightfield(n, z0, rough, &mut rng);
+            if turn {
+                pos.iter_mut().for_each(|p| *p = Point3::new(p.z, p.x, p.y));
+            }
+            if hole {
+                // The quads of the middle fifth of the sheet taken out.
+                let (lo, hi) = (2 * n / 5, 3 * n / 5);
+                let keep = |k: usize| {
+                    let (i, j) = ((k / 2) % n, (k / 2) / n);
+                    !(lo..hi).contains(&i) || !(lo..hi).contains(&j)
+                };
+                tris = tris
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| keep(*k))
+                    .map(|(_, t)| *t)
+                    .collect();
+            }
             let mesh = Mesh::new(pos.clone(), tris.clone()).expect("a valid heightfield");
             let tree = mesh.winding_tree();
             assert!(
@@ -514,7 +541,8 @@ mod tests {
                 let t = tris[rng.gen_range(0..tris.len())].map(|i| pos[i as usize]);
                 let mut p = super::super::probes::point_on(&t, &mut rng);
                 let off = 10f32.powf(rng.gen_range(-6.0..-2.0));
-                p.z += if rng.gen::<bool>() { off } else { -off };
+                let axis = if turn { 0 } else { 2 };
+                p[axis] += if rng.gen::<bool>() { off } else { -off };
                 sample.push(p);
             }
             for p in sample {
