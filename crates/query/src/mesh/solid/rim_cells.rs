@@ -8,15 +8,16 @@
 //! and their far ends add nothing): at most `Σ |e| / (4π dist(p, e)²)` over the rim edges
 //! `e`. `c` changes only where the point crosses the mesh or the swept surface.
 //!
-//! A grid over the mesh's box, built at the first side decision, keeps `s` at its
-//! vertices; inside a cell that the swept surface does not reach, the trilinear
-//! interpolation of its corners is within `(Σ h²) / 8` times a bound of `s`'s second
-//! derivatives (`3 Σ |e| / (4π dist³)`, from the same field) of the exact `s`, and where no
-//! triangle comes near the cell, `c` is the same at every point of it and kept. A point's
-//! side is then a lookup (or a lookup and one ray, in the cells the sheet passes through)
-//! wherever `s + c` is farther from 0.5 than that bound; nearer, the sums decide as before.
-//! The table answers points near the sheet as cheaply as those far from it, which the sums
-//! do not.
+//! A grid over the mesh's box, built once the mesh has decided enough sides (see
+//! `WindingTree::note_sides`), keeps `s` at its vertices; inside a cell that the swept
+//! surface does not reach, the trilinear interpolation of its corners is within
+//! `(Σ h²) / 8` times a bound of `s`'s second derivatives (`2 Σ |e| / (4π dist³)`, from the
+//! same field) of the exact `s`, and where no triangle comes near the cell, `c` is the same
+//! at every point of it and kept. A point's side is then a lookup (or a lookup and one ray,
+//! in the cells the sheet passes through) wherever `s + c` is farther from 0.5 than that
+//! bound; nearer, `s` is summed at the point (within 1e-3), and cells beside the rim leave
+//! the point to the sums. The table answers points near the sheet about as cheaply as those
+//! far from it, which the sums do not.
 
 use rayon::prelude::*;
 use raypick_primitives::{Point3, Real, Vector3};
@@ -180,7 +181,7 @@ impl RimCells {
                 // largest coordinate, times the gradient's bound).
                 let h2: f64 = (0..3).map(|a| (h[a] - l[a]).powi(2)).sum();
                 let err =
-                    h2 / 8.0 * 3.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi;
+                    h2 / 8.0 * 2.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi;
                 // Past 0.5 the cell could decide nothing.
                 if err.is_nan() || err >= 0.5 {
                     return NO_CELL;
@@ -336,9 +337,10 @@ fn seg_dist(p: &V64, e: &[V64; 2], n: usize) -> f64 {
 
 /// The bounds of the swept surface's derivatives over the box `lo..hi` (turned): the sums
 /// over the rim edges of `|e| / d²` (the gradient's bound, times 4π) and `|e| / d³` (the
-/// second derivatives', times 4π / 3), `d` the least distance from the box; `None` where the
-/// swept surface comes within reach (the box's footprint across the rim's axis within `m` of
-/// a rim edge's) or the rim within the box's ball.
+/// second derivatives', times 2π: the Jacobian of `r / |r|³` has norm `2 / |r|³`), `d` the
+/// least distance from the box; `None` where the swept surface comes within reach (the
+/// box's footprint across the rim's axis within `m` of a rim edge's) or the rim within the
+/// box's ball.
 fn field(rim: &Rim, chunks: &[Chunk], lo: V64, hi: V64, m: f64) -> Option<(f64, f64)> {
     let c: V64 = std::array::from_fn(|a| 0.5 * (lo[a] + hi[a]));
     // From the centre to the farthest corner, in 3 and in 2 dimensions.
