@@ -112,8 +112,15 @@ pub(crate) fn sheet(n: usize) -> Mesh {
         .flat_map(|j| (0..=n).map(move |i| (i, j)))
         .map(|(i, j)| Point3::new(i as f32 / n as f32, j as f32 / n as f32, h(i, j)))
         .collect();
+    Mesh::new(pos, grid_triangles(n)).expect("valid sheet")
+}
+
+/// The triangles of an `n` x `n` grid of quads over `(n + 1)²` vertices in rows (x
+/// fastest), two per quad, counter-clockwise seen from `+z` when x and y grow along the
+/// rows and columns.
+pub(crate) fn grid_triangles(n: usize) -> Vec<[u32; 3]> {
     let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    let tris = (0..n)
+    (0..n)
         .flat_map(|j| (0..n).map(move |i| (i, j)))
         .flat_map(|(i, j)| {
             [
@@ -121,8 +128,7 @@ pub(crate) fn sheet(n: usize) -> Mesh {
                 [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
             ]
         })
-        .collect();
-    Mesh::new(pos, tris).expect("valid sheet")
+        .collect()
 }
 
 /// A closed octahedron of radius `r` around `c`, counter-clockwise seen from outside.

@@ -112,11 +112,7 @@ impl RimCells {
             .into_par_iter()
             .with_min_len(64)
             .map(|i| {
-                let idx = [
-                    i % vdims[0],
-                    (i / vdims[0]) % vdims[1],
-                    i / (vdims[0] * vdims[1]),
-                ];
+                let idx = unravel(i, vdims);
                 let q: [Real; 3] =
                     std::array::from_fn(|a| (lo[a] + idx[a] as f64 * size[a]) as Real);
                 let p = rim.unturned(q);
@@ -141,26 +137,18 @@ impl RimCells {
             .into_par_iter()
             .with_min_len(16)
             .map(|i| {
-                let idx = [
-                    i % bdims[0],
-                    (i / bdims[0]) % bdims[1],
-                    i / (bdims[0] * bdims[1]),
-                ];
+                let idx = unravel(i, bdims);
                 let (l, h) = block_box(idx, 2);
                 field(rim, &chunks, l, h, m + step)
             })
             .collect();
         let n = dims.iter().product::<usize>();
-        let quarter_pi = 4.0 * std::f64::consts::PI;
+        let four_pi = 4.0 * std::f64::consts::PI;
         let cells = (0..n)
             .into_par_iter()
             .with_min_len(64)
             .map(|i| {
-                let idx = [
-                    i % dims[0],
-                    (i / dims[0]) % dims[1],
-                    i / (dims[0] * dims[1]),
-                ];
+                let idx = unravel(i, dims);
                 let corners = (0..8).map(|k| {
                     let v = [k & 1, (k >> 1) & 1, k >> 2];
                     vertices[(idx[0] + v[0])
@@ -180,8 +168,7 @@ impl RimCells {
                 // 1), and the corners' and the point's f32 rounding (a few steps of the
                 // largest coordinate, times the gradient's bound).
                 let h2: f64 = (0..3).map(|a| (h[a] - l[a]).powi(2)).sum();
-                let err =
-                    h2 / 8.0 * 2.0 * second / quarter_pi + FINE_TOL + step * first / quarter_pi;
+                let err = h2 / 8.0 * 2.0 * second / four_pi + FINE_TOL + step * first / four_pi;
                 // Past 0.5 the cell could decide nothing.
                 if err.is_nan() || err >= 0.5 {
                     return NO_CELL;
@@ -272,6 +259,15 @@ impl RimCells {
             untouched: cell.clear,
         })
     }
+}
+
+/// The grid index `[i, j, k]` of entry `n` of a grid of `dims`, x fastest.
+fn unravel(n: usize, dims: [usize; 3]) -> [usize; 3] {
+    [
+        n % dims[0],
+        (n / dims[0]) % dims[1],
+        n / (dims[0] * dims[1]),
+    ]
 }
 
 /// The unit direction down the rim's axis, which the swept surface never meets.
@@ -457,17 +453,7 @@ mod tests {
                 Point3::new(x, y, z0 + hill + rough * rng.gen_range(-1.0..1.0))
             })
             .collect();
-        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-        let tris = (0..n)
-            .flat_map(|j| (0..n).map(move |i| (i, j)))
-            .flat_map(|(i, j)| {
-                [
-                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
-                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
-                ]
-            })
-            .collect();
-        (pos, tris)
+        (pos, super::super::probes::grid_triangles(n))
     }
 
     /// The winding number in f64, triangle by triangle.
