@@ -33,6 +33,11 @@ const TARGET_CELLS: f64 = 32_768.0;
 /// At most this many cells along an axis.
 const MAX_DIM: usize = 256;
 
+/// No table for a rim of more edges: each cell's bounds and each vertex's sum grow with it
+/// (`terrain_1m` has 2,828 and `noisy_4m` 5,656; a sheet of a million triangles riddled with
+/// holes could have 250,000, and a build of seconds).
+const MAX_RIM_EDGES: usize = 1 << 14;
+
 /// Rim edges per bounding ball in the gradient's sum.
 const CHUNK: usize = 16;
 
@@ -78,9 +83,10 @@ pub(crate) struct RimCells {
 
 impl RimCells {
     /// The table of `mesh` (open, with the rim `rim`), or `None` when the rim's corners do
-    /// not balance or the box is degenerate. Its cells are made in parallel on rayon.
+    /// not balance, it has more than [`MAX_RIM_EDGES`] edges, or the box is degenerate. Its
+    /// cells are made in parallel on rayon.
     pub(crate) fn build(mesh: &Mesh, rim: &Rim) -> Option<RimCells> {
-        if !rim.balanced() || rim.edges().is_empty() {
+        if !rim.balanced() || rim.edges().is_empty() || rim.edges().len() > MAX_RIM_EDGES {
             return None;
         }
         let b = mesh.bounds();
