@@ -55,8 +55,9 @@ impl Mesh {
     ///
     /// A sheet with a short rim (a terrain, a scan with holes), once it has decided
     /// 100,000 points' sides (a batch counts its points), builds a side table at its next
-    /// call: about 32,000 cells over its box grown by a quarter, about 1 MB, some 30-90 ms
-    /// on one thread for 250,000 to 1,000,000 triangles (its cells in parallel). It
+    /// call: about 32,000 cells over its box grown by a quarter, about 1 MB, some 50-110 ms
+    /// on one thread for 250,000 to 1,000,000 triangles (its cells in parallel; with the
+    /// nearest-point structure its distance-0 checks need). It
     /// answers most later points with a lookup and at most one ray, within a bound it
     /// states and checks against 0.5; the answers are the same as without it.
     ///

@@ -95,9 +95,9 @@ impl Clone for SideCount {
 
 /// How many side decisions a mesh makes before the next ones build its side table, so that
 /// a single batch of up to that size, or a few scattered queries, never pay for it: the
-/// build (30-90 ms on one thread for sheets of 250,000 to 1,000,000 triangles, with the
+/// build (50-110 ms on one thread for sheets of 250,000 to 1,000,000 triangles, with the
 /// nearest-point structure its distance-0 checks then need) is repaid after a few hundred
-/// thousand further points (0.1-0.2 us each on those sheets).
+/// thousand to a million further points (it saves 0.1-0.2 us each on those sheets).
 pub(super) const TABLE_AFTER: usize = 100_000;
 
 /// True when every edge is used as often in one direction as in the other, by the vertex
