@@ -38,6 +38,10 @@ const MAX_DIM: usize = 256;
 /// holes could have 250,000, and a build of seconds).
 const MAX_RIM_EDGES: usize = 1 << 14;
 
+/// A block's bound is taken for its cells up to this; past it (near the rim, where the
+/// block's reach matters) each cell's own is summed.
+const BLOCK_ERR: f64 = 0.05;
+
 /// Rim edges per bounding ball in the gradient's sum.
 const CHUNK: usize = 16;
 
@@ -164,17 +168,20 @@ impl RimCells {
                     return NO_CELL;
                 }
                 let (l, h) = block_box(idx, 1);
-                let block = idx.map(|x| x / 2);
-                let sums = blocks[block[0] + bdims[0] * (block[1] + bdims[1] * block[2])]
-                    .or_else(|| field(rim, &chunks, l, h, m + step));
-                let Some((first, second)) = sums else {
-                    return NO_CELL;
-                };
                 // The interpolation's error, the corners' stated error (the weights sum to
                 // 1), and the corners' and the point's f32 rounding (a few steps of the
                 // largest coordinate, times the gradient's bound).
                 let h2: f64 = (0..3).map(|a| (h[a] - l[a]).powi(2)).sum();
-                let err = h2 / 8.0 * 2.0 * second / four_pi + FINE_TOL + step * first / four_pi;
+                let err_of = |(first, second): (f64, f64)| {
+                    h2 / 8.0 * 2.0 * second / four_pi + FINE_TOL + step * first / four_pi
+                };
+                let block = idx.map(|x| x / 2);
+                let mut err = blocks[block[0] + bdims[0] * (block[1] + bdims[1] * block[2])]
+                    .map_or(f64::INFINITY, err_of);
+                if err.is_nan() || err > BLOCK_ERR {
+                    // Near the rim the block's bound is loose: the cell's own.
+                    err = field(rim, &chunks, l, h, m + step).map_or(f64::INFINITY, err_of);
+                }
                 // Past 0.5 the cell could decide nothing.
                 if err.is_nan() || err >= 0.5 {
                     return NO_CELL;
