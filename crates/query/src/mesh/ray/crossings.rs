@@ -70,19 +70,8 @@ impl Mesh {
     /// `origin` is off the surface by more than the kernel's rounding of `t` (callers check).
     /// `None` for a ray the kernel rejects (a zero or non-finite direction or origin).
     pub(crate) fn crossings(&self, origin: Point3<Real>, dir: Vector3<Real>) -> Option<i64> {
-        let k = TriangleRay::new(&Ray::new(origin, dir));
-        if !k.valid() || !origin.iter().all(|c| c.is_finite()) {
-            return None;
-        }
-        let sink = Crossings {
-            k: &k,
-            count: 0,
-            doubt_within: Real::NEG_INFINITY,
-            doubt: false,
-            seen: SmallVec::new(),
-        };
-        let range = (0.0, Real::INFINITY);
-        Some(run_leaves(self, &k, 0.0, Cull::None, range, false, sink).count)
+        // With no margin nothing is in doubt: the kernel reports no `t` below 0.
+        self.crossings_clear(origin, dir, 0.0)
     }
 
     /// [`Mesh::crossings`] that checks `origin`'s distance along the ray itself: `None` also

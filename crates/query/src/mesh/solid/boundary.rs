@@ -171,13 +171,3 @@ pub(super) fn rim_loops(
     }
     (sorted, sorted_end)
 }
-/// True when every corner of `edges` ends as many of them as it starts.
-pub(super) fn is_balanced(edges: &[[super::angle::V64; 2]]) -> bool {
-    let key = |p: &super::angle::V64| p.map(f64::to_bits);
-    let mut net: std::collections::HashMap<[u64; 3], i64> = std::collections::HashMap::new();
-    for [u, v] in edges {
-        *net.entry(key(u)).or_default() -= 1;
-        *net.entry(key(v)).or_default() += 1;
-    }
-    net.values().all(|&n| n == 0)
-}

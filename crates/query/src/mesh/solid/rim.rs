@@ -22,7 +22,7 @@
 use raypick_primitives::{Point3, Real};
 
 use super::angle::{dot, sub, V64};
-use super::boundary::{is_balanced, rim_loops};
+use super::boundary::rim_loops;
 use super::expansion::{centroid, Expansion};
 use super::lanes::{ExpansionLanes, Frame, LANES};
 use super::stack::Stack;
@@ -96,9 +96,6 @@ pub(crate) struct Rim {
     turn: [usize; 3],
     /// The edges, turned, in loop order.
     edges: Vec<[V64; 2]>,
-    /// Every corner ends as many edges as it starts: the strips' sides cancel, so the swept
-    /// surface's boundary is the rim alone.
-    balanced: bool,
 }
 
 impl Rim {
@@ -128,7 +125,6 @@ impl Rim {
         let turn = [(axis + 1) % 3, (axis + 2) % 3, axis];
         let turned = |p: [Real; 3]| turn.map(|k| f64::from(p[k]));
         let edges: Vec<[V64; 2]> = edges.iter().map(|e| e.map(turned)).collect();
-        let balanced = is_balanced(&edges);
         let mut frame = super::tree::frame_of(b);
         frame.origin = turn.map(|k| frame.origin[k]);
         let mut rim = Rim {
@@ -139,7 +135,6 @@ impl Rim {
             frame,
             turn,
             edges: Vec::new(),
-            balanced,
         };
         // Nodes breadth first: each node's runs, with a child node for a run longer than a
         // leaf.
@@ -200,11 +195,6 @@ impl Rim {
         &self.edges
     }
 
-    /// True when every corner ends as many rim edges as it starts.
-    pub(super) fn balanced(&self) -> bool {
-        self.balanced
-    }
-
     /// `p` in the rim's turned coordinates (the sweep axis last).
     pub(super) fn turned(&self, p: &Point3<Real>) -> V64 {
         self.turn.map(|k| f64::from(p[k]))
@@ -253,7 +243,7 @@ impl Rim {
 
     /// [`Rim::swept`] with far runs beyond `ratio` of their radii.
     fn swept_at(&self, p: Point3<Real>, margin: f64, ratio: f64) -> Option<(f64, bool)> {
-        let q = self.turn.map(|k| f64::from(p[k]));
+        let q = self.turned(&p);
         // The columns grown by the margin and the lanes' rounding (the frame's coordinates
         // are within a few units).
         let grow = (self.frame.length(margin) + 1e-6) as f32;
