@@ -164,15 +164,23 @@ fn shared_edge_pair(rng: &mut TestRng, s: f32) -> (Triangle, Triangle, Point3<f3
 
 /// The watertight property: a ray through a shared edge hits at least one of the two
 /// triangles. Over many random edges, scales and ray directions.
+///
+/// The ray aims at a point of the edge rounded to f32, so it passes beside the edge by that
+/// rounding. Where one triangle is seen nearly edge-on (the ray within 1e-3 of its plane's
+/// direction), or the point is within 1e-3 of the edge's ends, the two triangles seen from
+/// the ray may cover less than that rounding around the point, and the exact ray can pass
+/// beside both: those rays are counted apart, not tested.
 #[test]
 fn ray_triangle_shared_edge_watertight() {
     let mut rng = TestRng(0x5EED);
     let n = cases(20_000);
+    let (mut tested, mut grazing) = (0u32, 0u32);
     for i in 0..n {
         let s = [1.0f32, 1e-3, 1e3, 37.0][i as usize % 4];
         let (t1, t2, p, q) = shared_edge_pair(&mut rng, s);
         let (n1, n2) = (t1.scaled_normal(), t2.scaled_normal());
-        let target = p + (q - p) * rng.f32(0.0, 1.0);
+        let u = rng.f32(0.0, 1.0);
+        let target = p + (q - p) * u;
         let o = target + rng.point(s * 3.0).coords;
         let d = target - o;
         // The ray must cross both planes in the same direction (else the pair folds over in
@@ -180,6 +188,12 @@ fn ray_triangle_shared_edge_watertight() {
         if d.dot(&n1).signum() != d.dot(&n2).signum() || d.dot(&n1).abs() < 1e-6 * s * s * s {
             continue;
         }
+        let cos = |n: &Vector3<f32>| wv(&d).dot(&wv(n)).abs() / (wv(&d).norm() * wv(n).norm());
+        if cos(&n1) < 1e-3 || cos(&n2) < 1e-3 || !(1e-3..=1.0 - 1e-3).contains(&u) {
+            grazing += 1;
+            continue;
+        }
+        tested += 1;
         let r = Ray::new(o, d);
         let h1 = ray_triangle(&r, &t1, 0.0, INF, Cull::None);
         let h2 = ray_triangle(&r, &t2, 0.0, INF, Cull::None);
@@ -188,6 +202,8 @@ fn ray_triangle_shared_edge_watertight() {
             "leak through edge: {t1:?} {t2:?} {r:?}"
         );
     }
+    eprintln!("shared edges: {tested} rays tested, {grazing} grazing or at an end, not tested");
+    assert!(tested > n / 2, "only {tested} of {n} rays tested");
 }
 
 /// A closed fan around a vertex: a ray through the vertex hits at least one triangle.

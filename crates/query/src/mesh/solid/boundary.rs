@@ -71,12 +71,28 @@ pub(super) fn rim_edges(edges: impl Iterator<Item = (u32, u32)>) -> Vec<(u32, u3
     rim
 }
 
+/// The rim of a mesh with its corners welded by position ([`welded_rim`]).
+pub(super) struct WeldedRim {
+    /// The rim's edges, as [`rim_edges`] over indices of `positions`.
+    pub(super) edges: Vec<(u32, u32)>,
+    /// The welded corners' positions, in the order the rim's edges first reach them.
+    pub(super) positions: Vec<[Real; 3]>,
+    /// Every vertex index that is a corner of the rim by index, with its welded corner.
+    pub(super) welds: Vec<(u32, u32)>,
+}
+
 /// The rim of `mesh` (each pre-split triangle once) with its corners welded by position
 /// (`-0` and `+0` are one), as [`rim_edges`] over indices of the returned positions, in the
 /// order the rim's edges first reach them. The edges that cancel by vertex index cancel
 /// by position too, so only the others are welded (all of them for a mesh whose triangles
 /// share no index, as an STL file's).
 pub(super) fn mesh_rim(mesh: &crate::Mesh) -> (Vec<(u32, u32)>, Vec<[Real; 3]>) {
+    let rim = welded_rim(mesh);
+    (rim.edges, rim.positions)
+}
+
+/// [`mesh_rim`], with the vertex indices welded into each corner.
+pub(super) fn welded_rim(mesh: &crate::Mesh) -> WeldedRim {
     let tris = mesh
         .indices
         .iter()
@@ -85,7 +101,11 @@ pub(super) fn mesh_rim(mesh: &crate::Mesh) -> (Vec<(u32, u32)>, Vec<[Real; 3]>) 
         .flat_map(|(_, t)| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]);
     let by_index = rim_edges(tris);
     if by_index.is_empty() {
-        return (by_index, Vec::new());
+        return WeldedRim {
+            edges: by_index,
+            positions: Vec::new(),
+            welds: Vec::new(),
+        };
     }
     let mut at = vec![[0.0; 3]; mesh.vertex_count];
     for (t, c) in mesh.indices.iter().zip(mesh.tris.iter()) {
@@ -97,6 +117,7 @@ pub(super) fn mesh_rim(mesh: &crate::Mesh) -> (Vec<(u32, u32)>, Vec<[Real; 3]>) 
     // order the corners first appear: a sort of the soup's 600k corners took 60 ms.
     let mut id = vec![u32::MAX; mesh.vertex_count];
     let mut positions: Vec<[Real; 3]> = Vec::new();
+    let mut welds = Vec::new();
     let mut seen: HashMap<[u32; 3], u32, BuildHasherDefault<BitsHasher>> = HashMap::default();
     for v in by_index.iter().flat_map(|&(a, b)| [a, b]) {
         if id[v as usize] == u32::MAX {
@@ -105,14 +126,19 @@ pub(super) fn mesh_rim(mesh: &crate::Mesh) -> (Vec<(u32, u32)>, Vec<[Real; 3]>) 
                 positions.push(p);
                 positions.len() as u32 - 1
             });
+            welds.push((v, id[v as usize]));
         }
     }
-    let welded = rim_edges(
+    let edges = rim_edges(
         by_index
             .iter()
             .map(|&(a, b)| (id[a as usize], id[b as usize])),
     );
-    (welded, positions)
+    WeldedRim {
+        edges,
+        positions,
+        welds,
+    }
 }
 
 /// `rim` (directed edges between `positions`, as [`rim_edges`] gives) walked into loops:

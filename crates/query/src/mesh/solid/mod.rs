@@ -12,6 +12,7 @@ mod pieces;
 pub(crate) mod probes;
 mod rim;
 mod rim_cells;
+mod shells;
 pub(crate) mod signed;
 mod stack;
 pub(crate) mod strips;

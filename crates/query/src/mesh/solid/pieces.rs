@@ -14,13 +14,19 @@ use raypick_primitives::{Point3, Real};
 
 use crate::Mesh;
 
-/// Edges longer than this many typical triangle sizes (the side of a square of the mean
-/// triangle area, doubled) are cut.
+/// A mesh is one of slivers when at least [`MIN_SHARE`] of its triangles have an edge longer
+/// than this many typical triangle sizes (the side of a square of the mean triangle area,
+/// doubled).
 const LONG: f64 = 4.0;
 
-/// The pieces are used when at least this share of the triangles is cut (below, the slivers
-/// are too few to matter).
+/// The share of long triangles ([`LONG`]) that makes a mesh one of slivers (below, they are
+/// too few to matter).
 const MIN_SHARE: f64 = 0.05;
+
+/// The pieces' edges are cut down to this many typical triangle sizes, or, where that makes
+/// more than [`MAX_GROWTH`] pieces per triangle, to the next: finer pieces sum faster (on
+/// `cad`, 3 against 4: a fifth less time per point), coarser ones build faster.
+const CUT: [f64; 2] = [3.0, LONG];
 
 /// No more pieces than this many per triangle of the mesh, over all (else the mesh sums as
 /// it is).
@@ -50,27 +56,36 @@ pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<Mesh> {
             0.5 * (b - a).cross(&(c - a)).norm()
         })
         .sum();
-    let long = LONG * (2.0 * area / n as f64).sqrt();
-    if !(long > 0.0 && long.is_finite()) {
+    let size = (2.0 * area / n as f64).sqrt();
+    if !(size > 0.0 && size.is_finite()) {
         return None;
     }
-    let cut = tris.iter().filter(|t| longest(t) > long).count();
+    let cut = tris.iter().filter(|t| longest(t) > LONG * size).count();
     if (cut as f64) < MIN_SHARE * n as f64 {
         return None;
     }
-    let mut out: Vec<Point3<Real>> = Vec::new();
-    for t in &tris {
-        split(*t, long, 0, &mut out);
-        if out.len() > 3 * MAX_GROWTH * n {
-            return None;
-        }
-    }
+    let out = CUT
+        .iter()
+        .find_map(|&c| pieces(&tris, c * size, 3 * MAX_GROWTH * n))?;
     let indices = (0..out.len() as u32 / 3)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
     // Only winding sums run on the pieces: the quicker build (binned on the widest axis,
     // leaves up to 8) sums as fast, and the first solid query waits less for it.
     Mesh::with_config(out, indices, &raypick_bvh::BuildConfig::fast()).ok()
+}
+
+/// The corners of the pieces of `tris`, edges longer than `long` cut, unless they pass
+/// `max` corners.
+fn pieces(tris: &[[Point3<Real>; 3]], long: f64, max: usize) -> Option<Vec<Point3<Real>>> {
+    let mut out: Vec<Point3<Real>> = Vec::new();
+    for t in tris {
+        split(*t, long, 0, &mut out);
+        if out.len() > max {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// The length of a triangle's longest edge.

@@ -7,13 +7,14 @@ use raypick_bvh::wide::{WideChild, WideLayout};
 use raypick_primitives::{point_triangle, Aabb, Point3, Real, Triangle};
 
 use super::angle::{solid_angle, v64, V64};
-use super::boundary::mesh_rim;
 #[cfg(test)]
 use super::boundary::rim_edges;
+use super::boundary::{mesh_rim, welded_rim};
 use super::lanes::{ExpansionLanes, Frame};
 use super::pieces::pieces_mesh;
 use super::rim::Rim;
 use super::rim_cells::RimCells;
+use super::shells::{shell_slots, Shells};
 use super::stack::Stack;
 use super::tree_build::{box_center, build_lanes};
 use crate::mesh::{with_tree, Mesh};
@@ -63,9 +64,13 @@ pub(crate) struct WindingTree {
     lanes: std::sync::OnceLock<Vec<ExpansionLanes>>,
     /// The lanes' frame: the middle of the mesh's box, lengths over its size.
     frame: Frame,
-    /// Whether the surface is closed (its rim is empty, corners welded by position), and
-    /// the rim of an open one with a short rim; found on first use.
-    boundary: std::sync::OnceLock<(bool, Option<Rim>)>,
+    /// Whether the surface is closed (its rim is empty, corners welded by position), the rim
+    /// of an open one with a short rim, and the slots of an open one's closed shells
+    /// ([`shell_slots`]); found on first use.
+    boundary: std::sync::OnceLock<Boundary>,
+    /// An open mesh's closed shells and the rest, each a mesh of its own, built on first
+    /// use when the shells are enough ([`shell_slots`]).
+    shells: std::sync::OnceLock<Option<Box<Shells>>>,
     /// An open mesh of long slivers cut into compact pieces ([`pieces_mesh`]), built on
     /// first use; always `None` on such a mesh of pieces.
     pieces: std::sync::OnceLock<Option<Box<Mesh>>>,
@@ -73,6 +78,17 @@ pub(crate) struct WindingTree {
     /// [`TABLE_AFTER`] points' sides (see [`WindingTree::note_sides`]).
     cells: std::sync::OnceLock<Option<RimCells>>,
     sides: SideCount,
+}
+
+/// What the rim of a mesh says of it ([`WindingTree::boundary`]).
+#[derive(Clone, Debug, Default)]
+struct Boundary {
+    /// True when the rim is empty.
+    closed: bool,
+    /// The rim, when it is short enough ([`RIM_SHARE`]).
+    rim: Option<Rim>,
+    /// The leaf slots of the closed shells of an open mesh, when worth a split.
+    shells: Option<Vec<u32>>,
 }
 
 /// Side decisions asked for so far, and whether the table's build has started (a clone
@@ -141,6 +157,7 @@ impl WindingTree {
             lanes: std::sync::OnceLock::new(),
             frame: frame_of(&mesh.bounds()),
             boundary: std::sync::OnceLock::new(),
+            shells: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
             cells: std::sync::OnceLock::new(),
             sides: SideCount::default(),
@@ -161,7 +178,8 @@ impl WindingTree {
     /// and of long slivers: its winding number is summed over them ([`pieces_mesh`]).
     pub(crate) fn pieces(&self, mesh: &Mesh) -> Option<&Mesh> {
         outside_lock(&self.pieces, || {
-            if self.closed(mesh) {
+            // A mesh split into shells sums over the rest's pieces.
+            if self.closed(mesh) || self.shells(mesh).is_some() {
                 return None;
             }
             let pieces = pieces_mesh(mesh)?;
@@ -174,9 +192,11 @@ impl WindingTree {
             // each (on `cad`, about 1 s of a 1.7 s first query).
             let (edges, positions) = mesh_rim(mesh);
             let max = pieces.triangle_count / RIM_SHARE;
-            let _ = tree
-                .boundary
-                .set((false, Rim::build(edges, &positions, &pieces.bounds(), max)));
+            let _ = tree.boundary.set(Boundary {
+                closed: false,
+                rim: Rim::build(edges, &positions, &pieces.bounds(), max),
+                shells: None,
+            });
             Some(Box::new(pieces))
         })
         .as_deref()
@@ -190,6 +210,11 @@ impl WindingTree {
     pub(crate) fn prepare(&self, mesh: &Mesh) {
         if self.closed(mesh) {
             // Rays count; the expansions wait for a point within a hair of the surface.
+            return;
+        }
+        if let Some(shells) = self.shells(mesh) {
+            shells.closed().winding_tree().prepare(shells.closed());
+            shells.open().winding_tree().prepare(shells.open());
             return;
         }
         match self.pieces(mesh) {
@@ -213,6 +238,11 @@ impl WindingTree {
     /// Other threads meanwhile decide without it.
     pub(crate) fn note_sides(&self, mesh: &Mesh, n: usize) {
         use std::sync::atomic::Ordering::Relaxed;
+        if let Some(shells) = self.shells(mesh) {
+            // The rest's table, if it is a sheet: the shells count by ray.
+            shells.open().winding_tree().note_sides(shells.open(), n);
+            return;
+        }
         if self.cells.get().is_some() || self.closed(mesh) || self.pieces(mesh).is_some() {
             return;
         }
@@ -231,24 +261,46 @@ impl WindingTree {
     /// The triangles then bound a solid, and the winding number is an integer everywhere
     /// off the surface, changing only across it.
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
-        self.boundary(mesh).0
+        self.boundary(mesh).closed
+    }
+
+    /// `mesh` (the mesh this tree was built for) split into its closed shells and the rest
+    /// ([`Shells`]), when it is open and the shells hold enough of its triangles.
+    pub(crate) fn shells(&self, mesh: &Mesh) -> Option<&Shells> {
+        outside_lock(&self.shells, || {
+            let slots = self.boundary(mesh).shells.as_ref()?;
+            Shells::build(mesh, slots).map(Box::new)
+        })
+        .as_deref()
     }
 
     /// The rim of `mesh` (the mesh this tree was built for) when it is open and its rim has
     /// at most one edge per [`RIM_SHARE`] triangles (a triangle soup's rim is every edge: its
     /// tree would cost what the triangles' does).
     pub(crate) fn rim(&self, mesh: &Mesh) -> Option<&Rim> {
-        self.boundary(mesh).1.as_ref()
+        self.boundary(mesh).rim.as_ref()
     }
 
-    fn boundary(&self, mesh: &Mesh) -> &(bool, Option<Rim>) {
+    fn boundary(&self, mesh: &Mesh) -> &Boundary {
         outside_lock(&self.boundary, || {
-            let (edges, positions) = mesh_rim(mesh);
-            if edges.is_empty() {
-                return (true, None);
+            let rim = welded_rim(mesh);
+            if rim.edges.is_empty() {
+                return Boundary {
+                    closed: true,
+                    ..Boundary::default()
+                };
             }
+            let shells = shell_slots(mesh, &rim);
             let max = mesh.triangle_count / RIM_SHARE;
-            (false, Rim::build(edges, &positions, &mesh.bounds(), max))
+            Boundary {
+                closed: false,
+                // A mesh split into shells sums with the rest's rim.
+                rim: shells
+                    .is_none()
+                    .then(|| Rim::build(rim.edges, &rim.positions, &mesh.bounds(), max))
+                    .flatten(),
+                shells,
+            }
         })
     }
 

@@ -98,12 +98,18 @@ impl Mesh {
     /// are built at the first sum (a pass over the triangles and nodes: on a closed mesh,
     /// the first point that near its surface) and rebuilt after [`Mesh::update_positions`].
     ///
+    /// Open meshes that hold closed shells (an assembly's bolts and shafts beside open
+    /// faces: groups of triangles whose rim cancels, corners welded by position, at least
+    /// 2% of the triangles) split them off at the first solid query: the winding number is
+    /// the shells', counted by ray as on closed meshes, plus the rest's, as below.
+    ///
     /// Open meshes of long slivers (at least 5% of the triangles with an edge longer than 4
     /// typical triangle sizes: CAD tessellations) sum over compact pieces of their
-    /// triangles instead, built at the first solid query (long edges cut at their
-    /// midpoints, at most 16 pieces per triangle over all): a leaf holding a sliver is
-    /// otherwise as large as the sliver, and near every point. The pieces tile the
-    /// triangles up to the f32 rounding of the midpoints.
+    /// triangles instead, built at the first solid query (edges longer than 3 typical
+    /// sizes cut at their midpoints, or 4 where that makes more than 16 pieces per
+    /// triangle over all): a leaf holding a sliver is otherwise as large as the sliver, and
+    /// near every point. The pieces tile the triangles up to the f32 rounding of the
+    /// midpoints.
     ///
     /// Open meshes with a short rim (at most one boundary edge per 4 triangles: terrains,
     /// scans with holes) take it from the rim instead: near the surface the triangles' sum
@@ -183,12 +189,13 @@ impl Mesh {
     /// surface take the ray. Nearer points, and open meshes, sum the solid angles; open
     /// meshes with a short rim ([`WindingTree::rim`]) take the fine value from the rim and
     /// one ray ([`Rim::swept`]).
-    fn winding_at(
+    pub(super) fn winding_at(
         &self,
         p: Point3<Real>,
         distance: Option<Real>,
         side: Option<FirstPass>,
     ) -> Winding {
+        let pass = side;
         let first = side.unwrap_or(FirstPass::Never);
         let side = side.is_some();
         if !p.iter().all(|c| c.is_finite()) {
@@ -211,6 +218,10 @@ impl Mesh {
                     untouched: true,
                 };
             }
+        }
+        // Closed shells beside open parts: each part's, the shells' by ray.
+        if let Some(shells) = tree.shells(self) {
+            return shells.winding_at(p, distance, pass);
         }
         // Long slivers: the sum over their pieces. Its distance-0 vouching is for the pieces
         // (off the triangles by the midpoints' rounding), not for this mesh's triangles.
