@@ -8,7 +8,9 @@
 //!   stated 1e-3 of the oracle, `contains` and the signed distance's sign agree with the
 //!   oracle wherever it is more than 0.05 from 0.5, and the signed distance's winding number
 //!   is within the margin from 0.5 at which the sum that gave it decides (0.35 for the
-//!   first, cheapest sum, 0.1 for the second).
+//!   first, cheapest sum, 0.1 for the second);
+//! - open meshes that hold a closed shell (that cube, whole, with the input's own triangles
+//!   beside it): the shell splits off and counts by ray, the same checks hold.
 //!
 //! Half the meshes are built with their slivers pre-split hard (`BuildConfig::presplit`).
 //!
@@ -72,9 +74,9 @@ fn oracle(tris: &[[Point3<Real>; 3]], p: &Point3<Real>) -> (f64, f64) {
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = Bytes(data);
-    let family = bytes.u8() % 3;
+    let family = bytes.u8() % 4;
     let closed = family == 0;
-    let (positions, triangles) = if family != 1 {
+    let (mut positions, mut triangles) = if family != 1 {
         // The lattice point, moved to the input's grid point now and then.
         let (lattice, tris) = cube_topology();
         let positions = lattice
@@ -89,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
             })
             .collect();
         let mut tris = tris;
-        if !closed {
+        if family == 2 {
             // Holes: a short rim, whose winding number comes modulo 1 from the rim.
             for _ in 0..1 + bytes.u8() % 3 {
                 let k = usize::from(bytes.u8()) % tris.len();
@@ -108,6 +110,15 @@ fuzz_target!(|data: &[u8]| {
             .collect();
         (positions, tris)
     };
+    if family == 3 {
+        // The input's own triangles beside the closed cube: a shell and an open rest.
+        let base = positions.len() as u32;
+        let n = 3 + bytes.u8() % 12;
+        positions.extend((0..n).map(|_| Point3::new(bytes.half(), bytes.half(), bytes.half())));
+        for _ in 0..1 + bytes.u8() % 8 {
+            triangles.push([(); 3].map(|_| base + u32::from(bytes.u8() % n)));
+        }
+    }
     let world: Vec<[Point3<Real>; 3]> = triangles
         .iter()
         .map(|t| t.map(|i| positions[i as usize]))
