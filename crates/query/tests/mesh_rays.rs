@@ -1,7 +1,9 @@
 //! Ray queries against brute force: the f32 kernel over every triangle (bit-exact), and a
 //! float64 oracle (same hit or miss, t within 1e-5 relative; rays within a tiny band of an
-//! edge may differ only in which adjacent triangle). `--nocapture` prints the figures;
-//! `RAYPICK_LONG=1` runs millions of rays.
+//! edge may differ only in which adjacent triangle). A hit whose ray runs within 0.01 of its
+//! triangle's plane (by the cosine) is grazing: its `t` is as ill-conditioned as the angle is
+//! small, so it is held to 1e-7 over that cosine instead, and counted apart. `--nocapture`
+//! prints the figures; `RAYPICK_LONG=1` runs millions of rays.
 
 mod mesh_util;
 
@@ -20,6 +22,7 @@ struct Stats {
     near_edge_diff: usize,
     t_err: usize,
     max_rel_t: f64,
+    grazing: usize,
     any_mismatch: usize,
     all_first_mismatch: usize,
     all_count_mismatch: usize,
@@ -37,6 +40,7 @@ impl Stats {
         self.near_edge_diff += o.near_edge_diff;
         self.t_err += o.t_err;
         self.max_rel_t = self.max_rel_t.max(o.max_rel_t);
+        self.grazing += o.grazing;
         self.any_mismatch += o.any_mismatch;
         self.all_first_mismatch += o.all_first_mismatch;
         self.all_count_mismatch += o.all_count_mismatch;
@@ -113,10 +117,23 @@ fn check_ray(m: &TestMesh, mesh: &Mesh, ray: &Ray, q: &RayQuery, all: &mut Vec<H
             (None, None) => {}
             (Some(h), Some((t, i))) => {
                 let r = t_error(ray, f64::from(h.t), t);
-                if h.triangle as usize == i || r <= 1e-5 {
-                    s.max_rel_t = s.max_rel_t.max(r);
-                    if r > 1e-5 {
+                // The cosine between the ray and the hit triangle's normal.
+                let tri = m.tri(h.triangle as usize);
+                let n = Triangle::new(tri[0], tri[1], tri[2]).normal().unwrap();
+                let cos = f64::from(n.dot(&ray.dir).abs() / ray.dir.norm());
+                let grazing = cos < 1e-2;
+                let allowed = if grazing { 1e-7 / cos } else { 1e-5 };
+                if h.triangle as usize == i || r <= allowed {
+                    s.grazing += usize::from(grazing);
+                    if !grazing {
+                        s.max_rel_t = s.max_rel_t.max(r);
+                    }
+                    if r > allowed {
                         s.t_err += 1;
+                        eprintln!(
+                            "  t off {}: {ray:?} got {h:?} oracle {t} (relative {r:e}, cosine {cos:e})",
+                            m.name
+                        );
                     }
                     if h.triangle as usize != i {
                         s.near_edge_diff += 1;
@@ -261,7 +278,7 @@ fn run(m: &TestMesh, rays: &[Ray], label: &str) -> Stats {
     }
     eprintln!(
         "[mesh_rays] {:<22} {:<7} rays {:>8}  hits {:>8}  exact-mismatch {}  oracle-mismatch {}  \
-         near-edge-diffs {}  t>1e-5 {}  max-rel-t {:.2e}  any-mismatch {}  all-first-mismatch {}  \
+         near-edge-diffs {}  t-off {}  max-rel-t {:.2e}  grazing {}  any-mismatch {}  all-first-mismatch {}  \
          all-count-mismatch {}/{}  cull-mismatch {}",
         m.name,
         label,
@@ -272,6 +289,7 @@ fn run(m: &TestMesh, rays: &[Ray], label: &str) -> Stats {
         stats.near_edge_diff,
         stats.t_err,
         stats.max_rel_t,
+        stats.grazing,
         stats.any_mismatch,
         stats.all_first_mismatch,
         stats.all_count_mismatch,
@@ -298,7 +316,7 @@ fn check_mesh(m: &TestMesh, seed: u64) {
         "{}: differs from the f64 oracle",
         m.name
     );
-    assert_eq!(total.t_err, 0, "{}: t off by more than 1e-5", m.name);
+    assert_eq!(total.t_err, 0, "{}: t off by more than allowed", m.name);
     assert_eq!(total.any_mismatch, 0);
     assert_eq!(total.all_first_mismatch, 0);
     assert_eq!(total.all_count_mismatch, 0, "{}: all_hits count", m.name);
