@@ -60,19 +60,23 @@ pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<Mesh> {
     if !(size > 0.0 && size.is_finite()) {
         return None;
     }
-    let cut = tris.iter().filter(|t| longest(t) > LONG * size).count();
-    if (cut as f64) < MIN_SHARE * n as f64 {
+    let long = tris.iter().filter(|t| longest(t) > LONG * size).count();
+    if (long as f64) < MIN_SHARE * n as f64 {
         return None;
     }
-    let out = CUT
-        .iter()
-        .find_map(|&c| pieces(&tris, c * size, 3 * MAX_GROWTH * n))?;
+    let out = cut(&tris, size, 3 * MAX_GROWTH * n)?;
     let indices = (0..out.len() as u32 / 3)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
     // Only winding sums run on the pieces: the quicker build (binned on the widest axis,
     // leaves up to 8) sums as fast, and the first solid query waits less for it.
     Mesh::with_config(out, indices, &raypick_bvh::BuildConfig::fast()).ok()
+}
+
+/// The corners of the pieces of `tris` at the finest of [`CUT`] (in typical sizes `size`)
+/// that makes at most `max` corners.
+fn cut(tris: &[[Point3<Real>; 3]], size: f64, max: usize) -> Option<Vec<Point3<Real>>> {
+    CUT.iter().find_map(|&c| pieces(tris, c * size, max))
 }
 
 /// The corners of the pieces of `tris`, edges longer than `long` cut, unless they pass
@@ -147,6 +151,22 @@ mod tests {
     use super::super::angle::{solid_angle, v64};
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// The pieces are cut at 3 typical sizes, or at 4 where 3 would make too many.
+    #[test]
+    fn a_cut_past_the_cap_falls_back_to_the_coarser() {
+        let t = [
+            Point3::new(0.0, 0.0, 0.0),
+            Point3::new(100.0, 0.0, 0.0),
+            Point3::new(50.0, 1.0, 0.0),
+        ];
+        let at = |c: f64| pieces(&[t], c, usize::MAX).expect("no cap").len();
+        let (fine, coarse) = (at(3.0), at(4.0));
+        assert!(fine > coarse, "{fine} {coarse}");
+        assert_eq!(cut(&[t], 1.0, fine).map(|p| p.len()), Some(fine));
+        assert_eq!(cut(&[t], 1.0, fine - 1).map(|p| p.len()), Some(coarse));
+        assert_eq!(cut(&[t], 1.0, coarse - 1), None);
+    }
 
     /// A bumpy sheet of small triangles beside a fan of 32 slivers of radius 3, 8 triangles
     /// with one long edge and a large one, all open: the long triangles are cut (each of
