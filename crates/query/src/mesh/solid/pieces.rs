@@ -148,7 +148,6 @@ fn split(t: [Point3<Real>; 3], long: f64, depth: u32, out: &mut Vec<Point3<Real>
 
 #[cfg(test)]
 mod tests {
-    use super::super::angle::{solid_angle, v64};
     use super::*;
     use rand::{Rng, SeedableRng};
 
@@ -206,10 +205,8 @@ mod tests {
         let pieces = mesh.winding_tree().pieces(&mesh).expect("slivers cut");
         // The pieces sum with the mesh's rim (its long edges not cut), given to them.
         assert!(pieces.winding_tree().rim(pieces).is_some(), "a short rim");
-        let brute = |p: Point3<Real>| -> f64 {
-            pos.chunks(3)
-                .map(|t| solid_angle(v64(&p), v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
-                .sum()
+        let brute = |p: Point3<Real>| {
+            super::super::probes::brute_winding(pos.chunks(3).map(|t| [t[0], t[1], t[2]]), &p)
         };
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x9_1ece5);
         let mut checked = 0;

@@ -41,6 +41,18 @@ pub(crate) fn probes(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> Vec<Point3<Real>
     out
 }
 
+/// The winding number of `p` summed in f64 over `tris`, triangle by triangle: the tests'
+/// oracle.
+pub(crate) fn brute_winding(
+    tris: impl IntoIterator<Item = [Point3<Real>; 3]>,
+    p: &Point3<Real>,
+) -> f64 {
+    use super::angle::{solid_angle, v64};
+    tris.into_iter()
+        .map(|t| solid_angle(v64(p), v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
+        .sum()
+}
+
 /// A point uniform on the triangle `t`.
 pub(crate) fn point_on(t: &[Point3<Real>], rng: &mut rand_pcg::Pcg64) -> Point3<Real> {
     let (u, v) = (rng.gen::<f32>(), rng.gen::<f32>());

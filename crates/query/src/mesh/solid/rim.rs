@@ -367,7 +367,6 @@ fn run_fan(
 
 #[cfg(test)]
 mod tests {
-    use super::super::angle::{solid_angle, v64};
     use super::super::boundary::mesh_rim;
     use super::*;
     use crate::Mesh;
@@ -375,13 +374,13 @@ mod tests {
 
     /// The brute-force winding number of `p`.
     fn exact(mesh: &Mesh, p: Point3<Real>) -> f64 {
-        let q = v64(&p);
-        mesh.tris
+        let tris = mesh
+            .tris
             .iter()
             .enumerate()
             .filter(|(pos, _)| !mesh.is_secondary(*pos))
-            .map(|(_, t)| solid_angle(q, v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
-            .sum()
+            .map(|(_, t)| t);
+        super::super::probes::brute_winding(tris, &p)
     }
 
     /// The distance of `x` from the nearest integer.

@@ -5,8 +5,9 @@
 //! ray from the point down that axis (see [`Rim::swept`]). Off the swept surface `s` is
 //! smooth, and its gradient is the Biot-Savart field of that surface's boundary, which is
 //! the rim (the strips' sides cancel, as every corner of a rim ends as many of its edges as
-//! it starts, see `rim_loops`, and their far ends add nothing): at most `Σ |e| / (4π dist(p, e)²)` over the rim edges
-//! `e`. `c` changes only where the point crosses the mesh or the swept surface.
+//! it starts, see `rim_loops`, and their far ends add nothing): at most
+//! `Σ |e| / (4π dist(p, e)²)` over the rim edges `e`. `c` changes only where the point
+//! crosses the mesh or the swept surface.
 //!
 //! A grid over the mesh's box, built once the mesh has decided enough sides (see
 //! `WindingTree::note_sides`), keeps `s` at its vertices; inside a cell that the swept

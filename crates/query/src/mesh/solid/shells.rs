@@ -142,7 +142,6 @@ impl Shells {
     /// below), summed with their tolerances. A side decision (`side`) whose total is within
     /// [`side_margin`] of its tolerance from 0.5 sums again at the fine tolerance the parts
     /// that took a cheaper pass.
-    #[inline(never)]
     pub(super) fn winding_at(
         &self,
         p: Point3<Real>,
@@ -183,8 +182,7 @@ fn sum(a: Winding, b: Winding) -> Winding {
 
 #[cfg(test)]
 mod tests {
-    use super::super::angle::{solid_angle, v64};
-    use super::super::probes::{octahedron, point_on, sheet};
+    use super::super::probes::{brute_winding, octahedron, point_on, sheet};
     use crate::Mesh;
     use rand::{Rng, SeedableRng};
     use raypick_primitives::{Point3, Real};
@@ -262,11 +260,7 @@ mod tests {
         assert!(shells.closed().winding_tree().closed(shells.closed()));
 
         let all = corners(&mesh);
-        let brute = |p: Point3<Real>| -> f64 {
-            all.iter()
-                .map(|t| solid_angle(v64(&p), v64(&t[0]), v64(&t[1]), v64(&t[2])).0)
-                .sum()
-        };
+        let brute = |p: Point3<Real>| brute_winding(all.iter().copied(), &p);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x5_4e11);
         let b = mesh.bounds();
         let mut points = Vec::new();

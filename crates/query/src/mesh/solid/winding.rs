@@ -195,9 +195,6 @@ impl Mesh {
         distance: Option<Real>,
         side: Option<FirstPass>,
     ) -> Winding {
-        let pass = side;
-        let first = side.unwrap_or(FirstPass::Never);
-        let side = side.is_some();
         if !p.iter().all(|c| c.is_finite()) {
             return Winding {
                 value: f64::NAN,
@@ -221,8 +218,10 @@ impl Mesh {
         }
         // Closed shells beside open parts: each part's, the shells' by ray.
         if let Some(shells) = tree.shells(self) {
-            return shells.winding_at(p, distance, pass);
+            return shells.winding_at(p, distance, side);
         }
+        let first = side.unwrap_or(FirstPass::Never);
+        let side = side.is_some();
         // Long slivers: the sum over their pieces. Its distance-0 vouching is for the pieces
         // (off the triangles by the midpoints' rounding), not for this mesh's triangles.
         if let Some(pieces) = tree.pieces(self) {

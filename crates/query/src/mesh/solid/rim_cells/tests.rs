@@ -1,6 +1,5 @@
 //! The side table against the f64 brute-force winding number.
 
-use super::super::angle::{solid_angle, v64};
 use super::super::tree::TABLE_AFTER;
 use crate::Mesh;
 use rand::{Rng, SeedableRng};
@@ -27,10 +26,7 @@ fn heightfield(
 
 /// The winding number in f64, triangle by triangle.
 fn exact(pos: &[Point3<Real>], tris: &[[u32; 3]], p: &Point3<Real>) -> f64 {
-    let c = |i: u32| v64(&pos[i as usize]);
-    tris.iter()
-        .map(|t| solid_angle(v64(p), c(t[0]), c(t[1]), c(t[2])).0)
-        .sum()
+    super::super::probes::brute_winding(tris.iter().map(|t| t.map(|i| pos[i as usize])), p)
 }
 
 /// Every answer of the table is within its stated error of the exact winding number,
