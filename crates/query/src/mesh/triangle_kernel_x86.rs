@@ -223,6 +223,35 @@ pub(crate) fn solid_angles8(
     }
 }
 
+/// [`held`](crate::mesh::solid::held) on 8 lanes, in one AVX2 pass where `cpu` has it (the
+/// same comparisons, so the same mask).
+#[inline(always)]
+pub(crate) fn held8(cpu: Option<CpuPath>, rows: &[[f32; 8]; 9], p: [f32; 3], margin: f32) -> u32 {
+    #[target_feature(enable = "avx2")]
+    fn avx2(rows: &[[f32; 8]; 9], p: [f32; 3], margin: f32) -> u32 {
+        use v8::{add, and, andnot, bits, ge, gt, le, load, lt, or, splat, sub, V};
+        // `if c { a } else { b }` lane by lane.
+        let pick = |c: V, a: V, b: V| or(and(c, a), andnot(c, b));
+        let m = splat(margin);
+        let mut inside = 0xff;
+        for a in 0..3 {
+            let (x, y, z) = (load(&rows[a]), load(&rows[3 + a]), load(&rows[6 + a]));
+            let lo = pick(lt(x, y), x, y);
+            let lo = pick(lt(lo, z), lo, z);
+            let hi = pick(gt(x, y), x, y);
+            let hi = pick(gt(hi, z), hi, z);
+            let pa = splat(p[a]);
+            inside &= bits(and(ge(pa, sub(lo, m)), le(pa, add(hi, m))));
+        }
+        inside
+    }
+    match cpu {
+        // SAFETY: a `CpuPath` with `avx2()` is only made when the CPU has AVX2.
+        Some(c) if c.avx2() => unsafe { avx2(rows, p, margin) },
+        _ => crate::mesh::solid::held(rows, p, margin),
+    }
+}
+
 /// [`ExpansionLanes::eval_far`](crate::mesh::solid::ExpansionLanes::eval_far) in one AVX2
 /// pass where `cpu` has it (the same f32 operations, without FMA).
 #[inline(always)]

@@ -25,6 +25,7 @@ pub use grid::GridConfig;
 pub(crate) use lanes::ExpansionLanes;
 pub use pair::MeshDistance;
 pub use signed::SignedDistance;
+pub(crate) use tree::held;
 pub(crate) use tree::WindingTree;
 pub(crate) use winding::{side_margin, FirstPass, Winding, FINE_TOL};
 

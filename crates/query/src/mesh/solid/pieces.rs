@@ -36,15 +36,16 @@ const MAX_GROWTH: usize = 16;
 const MAX_DEPTH: u32 = 12;
 
 /// The pieces of `mesh` (each pre-split triangle once) as a mesh of their own, when enough
-/// of its triangles are long; `None` otherwise.
-pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<Mesh> {
-    let tris: Vec<[Point3<Real>; 3]> = mesh
+/// of its triangles are long, with each piece's triangle in `mesh` (its position in leaf
+/// order, by the pieces' original indices); `None` otherwise.
+pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<(Mesh, Vec<u32>)> {
+    let (tris, positions): (Vec<[Point3<Real>; 3]>, Vec<u32>) = mesh
         .tris
         .iter()
         .enumerate()
         .filter(|(pos, _)| !mesh.is_secondary(*pos))
-        .map(|(_, t)| t)
-        .collect();
+        .map(|(pos, t)| (t, pos as u32))
+        .unzip();
     let n = tris.len();
     if n == 0 {
         return None;
@@ -64,32 +65,40 @@ pub(super) fn pieces_mesh(mesh: &Mesh) -> Option<Mesh> {
     if (long as f64) < MIN_SHARE * n as f64 {
         return None;
     }
-    let out = cut(&tris, size, 3 * MAX_GROWTH * n)?;
+    let (out, of) = cut(&tris, size, 3 * MAX_GROWTH * n)?;
     let indices = (0..out.len() as u32 / 3)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
+    let parents = of.iter().map(|&t| positions[t as usize]).collect();
     // Only winding sums run on the pieces: the quicker build (binned on the widest axis,
     // leaves up to 8) sums as fast, and the first solid query waits less for it.
-    Mesh::with_config(out, indices, &raypick_bvh::BuildConfig::fast()).ok()
+    let pieces = Mesh::with_config(out, indices, &raypick_bvh::BuildConfig::fast()).ok()?;
+    Some((pieces, parents))
 }
 
 /// The corners of the pieces of `tris` at the finest of [`CUT`] (in typical sizes `size`)
-/// that makes at most `max` corners.
-fn cut(tris: &[[Point3<Real>; 3]], size: f64, max: usize) -> Option<Vec<Point3<Real>>> {
+/// that makes at most `max` corners, and the index in `tris` of each piece's triangle.
+fn cut(tris: &[[Point3<Real>; 3]], size: f64, max: usize) -> Option<(Vec<Point3<Real>>, Vec<u32>)> {
     CUT.iter().find_map(|&c| pieces(tris, c * size, max))
 }
 
-/// The corners of the pieces of `tris`, edges longer than `long` cut, unless they pass
-/// `max` corners.
-fn pieces(tris: &[[Point3<Real>; 3]], long: f64, max: usize) -> Option<Vec<Point3<Real>>> {
+/// The corners of the pieces of `tris`, edges longer than `long` cut, and the index in
+/// `tris` of each piece's triangle, unless they pass `max` corners.
+fn pieces(
+    tris: &[[Point3<Real>; 3]],
+    long: f64,
+    max: usize,
+) -> Option<(Vec<Point3<Real>>, Vec<u32>)> {
     let mut out: Vec<Point3<Real>> = Vec::new();
-    for t in tris {
+    let mut of = Vec::new();
+    for (i, t) in tris.iter().enumerate() {
         split(*t, long, 0, &mut out);
         if out.len() > max {
             return None;
         }
+        of.resize(out.len() / 3, i as u32);
     }
-    Some(out)
+    Some((out, of))
 }
 
 /// The length of a triangle's longest edge.
@@ -159,12 +168,64 @@ mod tests {
             Point3::new(100.0, 0.0, 0.0),
             Point3::new(50.0, 1.0, 0.0),
         ];
-        let at = |c: f64| pieces(&[t], c, usize::MAX).expect("no cap").len();
+        let at = |c: f64| pieces(&[t], c, usize::MAX).expect("no cap").0.len();
         let (fine, coarse) = (at(3.0), at(4.0));
         assert!(fine > coarse, "{fine} {coarse}");
-        assert_eq!(cut(&[t], 1.0, fine).map(|p| p.len()), Some(fine));
-        assert_eq!(cut(&[t], 1.0, fine - 1).map(|p| p.len()), Some(coarse));
+        assert_eq!(cut(&[t], 1.0, fine).map(|p| p.0.len()), Some(fine));
+        assert_eq!(cut(&[t], 1.0, fine - 1).map(|p| p.0.len()), Some(coarse));
         assert_eq!(cut(&[t], 1.0, coarse - 1), None);
+    }
+
+    /// A sheet of small triangles beside a fan of 32 slivers of radius 3, scaled by `size`
+    /// and moved by `offset`.
+    fn sheet_and_fan(size: Real, offset: Real) -> Mesh {
+        let sheet = super::super::probes::sheet(16);
+        let mut pos: Vec<Point3<Real>> = sheet.tris.iter().flatten().collect();
+        let centre = Point3::new(0.5, 0.5, 0.4);
+        for s in 0..32 {
+            let angle = |k: usize| std::f32::consts::TAU * k as f32 / 32.0;
+            let rim = |k: usize| {
+                centre + nalgebra::Vector3::new(3.0 * angle(k).cos(), 3.0 * angle(k).sin(), 0.0)
+            };
+            pos.extend([centre, rim(s), rim(s + 1)]);
+        }
+        let pos: Vec<Point3<Real>> = pos
+            .iter()
+            .map(|p| Point3::from(p.coords.map(|c| c * size + offset)))
+            .collect();
+        let tris = (0..pos.len() as u32 / 3)
+            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+            .collect();
+        Mesh::new(pos, tris).expect("valid mesh")
+    }
+
+    /// The sum over the pieces vouches for a point being off the mesh's own triangles (not
+    /// only off the pieces, which the midpoints' rounding moves) only where it is: the
+    /// distance-0 check `contains` then skips finds nothing. Points on, within f32 steps
+    /// of, and off the triangles, at ordinary, offset, large and small coordinates.
+    #[test]
+    fn vouched_points_are_off_the_triangles_the_pieces_were_cut_from() {
+        use super::super::probes::probes;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x9_1ece6);
+        let (mut vouched, mut touching) = (0usize, 0usize);
+        for (size, offset) in [(1.0, 0.0), (1.0, 1.0e4), (1e6, -2e6), (1e-3, 0.37)] {
+            let mesh = sheet_and_fan(size, offset);
+            assert!(mesh.winding_tree().pieces(&mesh).is_some(), "slivers cut");
+            for p in probes(&mesh, &mut rng) {
+                let w = mesh.winding_side(p, None);
+                let at_zero = mesh.nearest_point(&p, 0.0).is_some();
+                assert!(
+                    !(w.untouched && at_zero),
+                    "{p:?} vouched for, at distance 0"
+                );
+                vouched += usize::from(w.untouched);
+                touching += usize::from(at_zero);
+                let want = w.on_surface || w.value >= 0.5 || at_zero;
+                assert_eq!(mesh.contains(p), want, "{p:?}");
+            }
+        }
+        // Both kinds of point occur, so the assertions above could fail.
+        assert!(vouched > 5_000 && touching > 1_000, "{vouched} {touching}");
     }
 
     /// A bumpy sheet of small triangles beside a fan of 32 slivers of radius 3, 8 triangles

@@ -1,7 +1,10 @@
 //! A small stack of node indices that spills to the heap only for very deep trees.
 
+/// Node indices, most recent first while they fit inline. Past the inline part, pushes go to
+/// the heap and are popped once the inline part is empty: the users sum over every node
+/// they pop, so the order does not change what they visit, only the order of the sums.
 pub(crate) struct Stack {
-    inline: [usize; 64],
+    inline: [u32; 64],
     len: usize,
     spill: Vec<usize>,
 }
@@ -17,23 +20,21 @@ impl Stack {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, v: usize) {
-        if self.len < self.inline.len() {
-            self.inline[self.len] = v;
-            self.len += 1;
-        } else {
-            self.spill.push(v);
+        match u32::try_from(v) {
+            Ok(x) if self.len < self.inline.len() => {
+                self.inline[self.len] = x;
+                self.len += 1;
+            }
+            _ => self.spill.push(v),
         }
     }
 
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<usize> {
-        if let Some(v) = self.spill.pop() {
-            return Some(v);
+        if self.len > 0 {
+            self.len -= 1;
+            return Some(self.inline[self.len] as usize);
         }
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        Some(self.inline[self.len])
+        self.spill.pop()
     }
 }

@@ -74,6 +74,9 @@ pub(crate) struct WindingTree {
     /// An open mesh of long slivers cut into compact pieces ([`pieces_mesh`]), built on
     /// first use; always `None` on such a mesh of pieces.
     pieces: std::sync::OnceLock<Option<Box<Mesh>>>,
+    /// On a mesh of pieces: each piece's triangle in the mesh it was cut from (its position
+    /// there in leaf order, by the pieces' original indices), for the distance-0 check.
+    parents: std::sync::OnceLock<Vec<u32>>,
     /// The side table of a sheet with a short rim, built once the mesh has decided
     /// [`TABLE_AFTER`] points' sides (see [`WindingTree::note_sides`]).
     cells: std::sync::OnceLock<Option<RimCells>>,
@@ -159,6 +162,7 @@ impl WindingTree {
             boundary: std::sync::OnceLock::new(),
             shells: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
+            parents: std::sync::OnceLock::new(),
             cells: std::sync::OnceLock::new(),
             sides: SideCount::default(),
         }
@@ -182,10 +186,11 @@ impl WindingTree {
             if self.closed(mesh) || self.shells(mesh).is_some() {
                 return None;
             }
-            let pieces = pieces_mesh(mesh)?;
+            let (pieces, parents) = pieces_mesh(mesh)?;
             let tree = pieces.winding_tree();
             // The pieces are compact: they sum as they are.
             let _ = tree.pieces.set(None);
+            let _ = tree.parents.set(parents);
             // Their rim is the mesh's, its long edges cut at midpoints: the same polyline up
             // to the midpoints' rounding, as the pieces are the same surface. Taken from the
             // mesh, whose corners are shared, rather than welded from the pieces' 3 corners
@@ -321,18 +326,26 @@ impl WindingTree {
     ///
     /// Without `touch` that check is skipped (its cost is a few percent of a sum) and the
     /// third value is false.
+    ///
+    /// On a mesh of pieces, given the `parent` mesh they were cut from, the check is of
+    /// the parent's triangles: a point at distance 0 from one lies within the midpoints'
+    /// rounding (a few f32 steps) of one of its pieces, so that piece's box grown by the
+    /// margin holds it (or the piece is in a slot taken whole, which the far test keeps
+    /// farther than that), and the parent triangle is checked exactly. Without `parent`,
+    /// the pieces themselves are checked.
     pub(crate) fn winding(
         &self,
         mesh: &Mesh,
         p: Point3<Real>,
         ratio: f64,
         touch: bool,
+        parent: Option<&Mesh>,
     ) -> (f64, bool, bool) {
         let r2 = ratio * ratio;
         if touch {
-            with_tree!(&mesh.wide, t => self.winding_on::<_, true>(mesh, t.nodes(), p, r2))
+            with_tree!(&mesh.wide, t => self.winding_on::<_, true>(mesh, t.nodes(), p, r2, parent))
         } else {
-            with_tree!(&mesh.wide, t => self.winding_on::<_, false>(mesh, t.nodes(), p, r2))
+            with_tree!(&mesh.wide, t => self.winding_on::<_, false>(mesh, t.nodes(), p, r2, None))
         }
     }
 
@@ -342,8 +355,13 @@ impl WindingTree {
         nodes: &[L],
         p: Point3<Real>,
         ratio2: f64,
+        parent: Option<&Mesh>,
     ) -> (f64, bool, bool) {
         let q = v64(&p);
+        // The triangles the distance-0 check is of: the pieces', or their parents'.
+        let touched = Touched {
+            parent: parent.map(|m| (m, self.parents.get().map_or(&[][..], Vec::as_slice))),
+        };
         let rel = self.frame.offset(q);
         let ratio2 = ratio2 as f32;
         let (mut value, mut on_surface, mut untouched) = (0.0, false, TOUCH);
@@ -364,6 +382,8 @@ impl WindingTree {
         #[cfg(not(target_arch = "x86_64"))]
         let cpu = ();
         let split = mesh.has_split_triangles();
+        // The rows of a leaf group shorter than 8 (see `leaf_angles`).
+        let mut buf = [[0.0f32; crate::mesh::leaf_tris::GROUP]; 9];
         let mut stack: Stack = Stack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
@@ -387,8 +407,9 @@ impl WindingTree {
                 match node.child(s) {
                     WideChild::Node(c) => stack.push(c),
                     WideChild::Leaf(r) => {
-                        let (w, on, clear) =
-                            self.leaf_angles::<TOUCH>(mesh, r, p, q, margin, split, cpu);
+                        let (w, on, clear) = self.leaf_angles::<TOUCH>(
+                            mesh, r, p, q, margin, split, &mut buf, &touched, cpu,
+                        );
                         value += w;
                         on_surface |= on;
                         untouched &= clear;
@@ -416,6 +437,8 @@ impl WindingTree {
         q: V64,
         margin: f32,
         split: bool,
+        buf: &mut [[f32; crate::mesh::leaf_tris::GROUP]; 9],
+        touched: &Touched<'_>,
         #[cfg(target_arch = "x86_64")] cpu: Option<raypick_primitives::simd::CpuPath>,
         #[cfg(not(target_arch = "x86_64"))] _cpu: (),
     ) -> (f64, bool, bool) {
@@ -426,16 +449,22 @@ impl WindingTree {
             let g = mesh.tris.group_rows(start);
             // Lanes past the group read the next rows or the array's zero tail (they are
             // masked out below): `g` holds at least `9 * GROUP` floats.
-            let rows: [[f32; GROUP]; 9] = std::array::from_fn(|row| {
-                g[row * n..row * n + GROUP]
-                    .try_into()
-                    .expect("GROUP floats")
-            });
+            // A full group's rows are the 9 rows of 8 in place; a shorter one's are copied
+            // to `buf` (its lanes past the group read the next rows, masked out below).
+            let rows: &[[f32; GROUP]; 9] = match g[..9 * GROUP].as_chunks::<GROUP>().0.try_into() {
+                Ok(full) if n == GROUP => full,
+                _ => {
+                    for (row, r) in buf.iter_mut().enumerate() {
+                        r.copy_from_slice(&g[row * n..row * n + GROUP]);
+                    }
+                    &*buf
+                }
+            };
             #[cfg(target_arch = "x86_64")]
             let (w, doubt) =
-                crate::mesh::triangle_kernel_x86::solid_angles8(cpu, [p.x, p.y, p.z], &rows);
+                crate::mesh::triangle_kernel_x86::solid_angles8(cpu, [p.x, p.y, p.z], rows);
             #[cfg(not(target_arch = "x86_64"))]
-            let (w, doubt) = super::solid_angles8([p.x, p.y, p.z], &rows);
+            let (w, doubt) = super::solid_angles8([p.x, p.y, p.z], rows);
             let mut sum = 0.0f32;
             for (l, w) in w.iter().enumerate().take(n) {
                 if split && mesh.is_secondary(start + l) {
@@ -455,14 +484,22 @@ impl WindingTree {
                 continue;
             }
             // The triangles whose box, grown by `margin`, holds `p`: rare, checked exactly.
-            let mut hold = held(&rows, pa, margin) & ((1u32 << n) - 1);
+            #[cfg(target_arch = "x86_64")]
+            let hold = crate::mesh::triangle_kernel_x86::held8(cpu, rows, pa, margin);
+            #[cfg(not(target_arch = "x86_64"))]
+            let hold = held(rows, pa, margin);
+            let mut hold = hold & ((1u32 << n) - 1);
             while hold != 0 {
                 let l = hold.trailing_zeros() as usize;
                 hold &= hold - 1;
-                let [a, b, c] = mesh.tris.get(start + l);
-                let t = Triangle::new(a, b, c);
-                if point_triangle(&p, &t).is_some_and(|x| x.distance_squared == 0.0) {
-                    untouched = false;
+                match touched.triangle(mesh, start + l) {
+                    Some([a, b, c]) => {
+                        let t = Triangle::new(a, b, c);
+                        if point_triangle(&p, &t).is_some_and(|x| x.distance_squared == 0.0) {
+                            untouched = false;
+                        }
+                    }
+                    None => untouched = false,
                 }
             }
         }
@@ -472,22 +509,45 @@ impl WindingTree {
 
 /// The lanes of a group whose triangle's box, grown by `margin`, holds `p`, as a bit mask.
 #[allow(clippy::needless_range_loop)] // lanes across the rows
-#[inline(always)]
-fn held<const G: usize>(rows: &[[f32; G]; 9], p: [f32; 3], margin: f32) -> u32 {
-    let mut mask = 0u32;
-    for l in 0..G {
-        let mut inside = true;
-        for a in 0..3 {
-            let (x, y, z) = (rows[a][l], rows[3 + a][l], rows[6 + a][l]);
+/// Whose triangles the winding pass's distance-0 check is of (see [`WindingTree::winding`]).
+struct Touched<'a> {
+    /// The mesh the pieces were cut from, and each piece's triangle there.
+    parent: Option<(&'a Mesh, &'a [u32])>,
+}
+
+impl Touched<'_> {
+    /// The corners of the triangle to check for the slot `pos` (leaf order) of `mesh`;
+    /// `None` where a piece's parent is not known.
+    #[inline]
+    fn triangle(&self, mesh: &Mesh, pos: usize) -> Option<[Point3<Real>; 3]> {
+        match self.parent {
+            None => Some(mesh.tris.get(pos)),
+            Some((m, parents)) => {
+                let at = *parents.get(mesh.tris.prim(pos) as usize)? as usize;
+                (at < m.tris.len()).then(|| m.tris.get(at))
+            }
+        }
+    }
+}
+
+pub(crate) fn held<const G: usize>(rows: &[[f32; G]; 9], p: [f32; 3], margin: f32) -> u32 {
+    // Lane by lane per axis without short circuits, so that it compiles to vector compares.
+    let mut inside = [true; G];
+    for a in 0..3 {
+        let (xs, ys, zs) = (&rows[a], &rows[3 + a], &rows[6 + a]);
+        for l in 0..G {
+            let (x, y, z) = (xs[l], ys[l], zs[l]);
             let lo = if x < y { x } else { y };
             let lo = if lo < z { lo } else { z };
             let hi = if x > y { x } else { y };
             let hi = if hi > z { hi } else { z };
-            inside &= p[a] >= lo - margin && p[a] <= hi + margin;
+            inside[l] &= (p[a] >= lo - margin) & (p[a] <= hi + margin);
         }
-        mask |= u32::from(inside) << l;
     }
-    mask
+    inside
+        .iter()
+        .enumerate()
+        .fold(0, |m, (l, &i)| m | (u32::from(i) << l))
 }
 
 /// How near `p` a triangle may be before the winding pass cannot vouch that
@@ -544,6 +604,45 @@ mod tests {
         }
         // Both kinds of point occur, so the assertions above could fail.
         assert!(vouched > 10_000 && touching > 1_000, "{vouched} {touching}");
+    }
+
+    /// The AVX2 form of `held` gives the scalar one's mask, on boxes holding, touching and
+    /// missing the point, with NaN and infinite corners among them.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn held8_matches_held() {
+        use rand::Rng;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(0x4e1d);
+        let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.5, 0.0];
+        let cpu = raypick_primitives::simd::CpuPath::best();
+        let mut seen = [0usize; 2];
+        for _ in 0..20_000 {
+            let p: [f32; 3] = std::array::from_fn(|_| rng.gen_range(-1.0..1.0));
+            let rows: [[f32; 8]; 9] = std::array::from_fn(|r| {
+                std::array::from_fn(|_| {
+                    if rng.gen_range(0..50) == 0 {
+                        special[rng.gen_range(0..special.len())]
+                    } else if rng.gen::<bool>() {
+                        p[r % 3] + rng.gen_range(-0.01..0.01)
+                    } else {
+                        rng.gen_range(-1.0..1.0)
+                    }
+                })
+            });
+            let margin = [0.0, 1e-3, 0.02][rng.gen_range(0..3)];
+            let want = super::held(&rows, p, margin);
+            assert_eq!(
+                crate::mesh::triangle_kernel_x86::held8(cpu, &rows, p, margin),
+                want
+            );
+            assert_eq!(
+                crate::mesh::triangle_kernel_x86::held8(None, &rows, p, margin),
+                want
+            );
+            seen[0] += want.count_ones() as usize;
+            seen[1] += 8 - want.count_ones() as usize;
+        }
+        assert!(seen[0] > 10_000 && seen[1] > 10_000, "{seen:?}");
     }
 
     #[test]

@@ -195,6 +195,18 @@ impl Mesh {
         distance: Option<Real>,
         side: Option<FirstPass>,
     ) -> Winding {
+        self.winding_in(p, distance, side, None)
+    }
+
+    /// [`Mesh::winding_at`] on a mesh of pieces cut from `parent` (when given): its
+    /// distance-0 vouching (`untouched`) is then for the parent's triangles.
+    fn winding_in(
+        &self,
+        p: Point3<Real>,
+        distance: Option<Real>,
+        side: Option<FirstPass>,
+        parent: Option<&Mesh>,
+    ) -> Winding {
         if !p.iter().all(|c| c.is_finite()) {
             return Winding {
                 value: f64::NAN,
@@ -222,18 +234,14 @@ impl Mesh {
         }
         let first = side.unwrap_or(FirstPass::Never);
         let side = side.is_some();
-        // Long slivers: the sum over their pieces. Its distance-0 vouching is for the pieces
-        // (off the triangles by the midpoints' rounding), not for this mesh's triangles.
+        // Long slivers: the sum over their pieces, whose distance-0 vouching checks this
+        // mesh's triangles (see `WindingTree::winding`).
         if let Some(pieces) = tree.pieces(self) {
             let pieces_first = match first {
                 FirstPass::Never => FirstPass::Never,
                 _ => FirstPass::Always,
             };
-            let w = pieces.winding_at(p, distance, side.then_some(pieces_first));
-            return Winding {
-                untouched: false,
-                ..w
-            };
+            return pieces.winding_in(p, distance, side.then_some(pieces_first), Some(self));
         }
         // Whether the caller may want the distance-0 check answered: side decisions whose
         // distance is not known (`Mesh::contains`, the scene's).
@@ -265,7 +273,7 @@ impl Mesh {
         };
         if first {
             // The cheapest pass first: most points of an open mesh lie well away from 0.5.
-            let (value, on_surface, untouched) = tree.winding(self, p, FIRST_RATIO, touch);
+            let (value, on_surface, untouched) = tree.winding(self, p, FIRST_RATIO, touch, parent);
             if !on_surface && (value - 0.5).abs() > side_margin(FIRST_TOL) {
                 return Winding {
                     value,
@@ -277,7 +285,7 @@ impl Mesh {
             }
         }
         if side || rim.is_some() {
-            let (value, on_surface, untouched) = tree.winding(self, p, COARSE_RATIO, touch);
+            let (value, on_surface, untouched) = tree.winding(self, p, COARSE_RATIO, touch, parent);
             if side && !on_surface && (value - 0.5).abs() > SIDE_MARGIN {
                 return Winding {
                     value,
@@ -318,7 +326,7 @@ impl Mesh {
                 };
             }
         }
-        let (value, on_surface, untouched) = tree.winding(self, p, FAR_RATIO, touch);
+        let (value, on_surface, untouched) = tree.winding(self, p, FAR_RATIO, touch, parent);
         Winding {
             value,
             on_surface,
