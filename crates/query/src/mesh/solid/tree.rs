@@ -397,7 +397,7 @@ impl WindingTree {
             // A node with a slot below the margin in radius vouches for nothing once any of
             // its slots is taken whole (rare: such slots are a few f32 steps across).
             if TOUCH {
-                untouched &= far == 0 || lanes[n].min_r2 >= tiny2;
+                untouched &= (far == 0) | (lanes[n].min_r2 >= tiny2);
             }
             // The slots within reach, in slot order.
             let mut near = lanes[n].used & !far;
@@ -442,15 +442,17 @@ impl WindingTree {
         #[cfg(target_arch = "x86_64")] cpu: Option<raypick_primitives::simd::CpuPath>,
         #[cfg(not(target_arch = "x86_64"))] _cpu: (),
     ) -> (f64, bool, bool) {
-        use crate::mesh::leaf_tris::{groups, GROUP};
+        use crate::mesh::leaf_tris::GROUP;
         let (mut value, mut on_surface, mut untouched) = (0.0, false, TOUCH);
         let pa = [p.x, p.y, p.z];
-        for (start, n) in groups(r) {
+        // The leaf's groups of up to `GROUP` (as `leaf_tris::groups`, without its adapters).
+        for k in 0..r.len().div_ceil(GROUP) {
+            let start = r.start + k * GROUP;
+            let n = (r.end - start).min(GROUP);
             let g = mesh.tris.group_rows(start);
-            // Lanes past the group read the next rows or the array's zero tail (they are
-            // masked out below): `g` holds at least `9 * GROUP` floats.
             // A full group's rows are the 9 rows of 8 in place; a shorter one's are copied
-            // to `buf` (its lanes past the group read the next rows, masked out below).
+            // to `buf`, its lanes past the group reading the next rows or the array's zero
+            // tail (`g` holds at least `9 * GROUP` floats), masked out below.
             let rows: &[[f32; GROUP]; 9] = match g[..9 * GROUP].as_chunks::<GROUP>().0.try_into() {
                 Ok(full) if n == GROUP => full,
                 _ => {
@@ -465,19 +467,28 @@ impl WindingTree {
                 crate::mesh::triangle_kernel_x86::solid_angles8(cpu, [p.x, p.y, p.z], rows);
             #[cfg(not(target_arch = "x86_64"))]
             let (w, doubt) = super::solid_angles8([p.x, p.y, p.z], rows);
+            let mut used = (1u32 << n) - 1;
+            if split {
+                for l in 0..n {
+                    if mesh.is_secondary(start + l) {
+                        used &= !(1 << l);
+                    }
+                }
+            }
+            // The clear lanes summed in lane order, without a branch per lane.
+            let clear = used & !doubt;
             let mut sum = 0.0f32;
-            for (l, w) in w.iter().enumerate().take(n) {
-                if split && mesh.is_secondary(start + l) {
-                    continue;
-                }
-                if doubt & (1 << l) == 0 {
-                    sum += w;
-                } else {
-                    let corner = |k: usize| std::array::from_fn(|a| f64::from(rows[3 * k + a][l]));
-                    let (w, on) = solid_angle(q, corner(0), corner(1), corner(2));
-                    value += w;
-                    on_surface |= on;
-                }
+            for (l, &w) in w.iter().enumerate() {
+                sum += if clear >> l & 1 != 0 { w } else { 0.0 };
+            }
+            let mut odd = used & doubt;
+            while odd != 0 {
+                let l = odd.trailing_zeros() as usize;
+                odd &= odd - 1;
+                let corner = |k: usize| std::array::from_fn(|a| f64::from(rows[3 * k + a][l]));
+                let (w, on) = solid_angle(q, corner(0), corner(1), corner(2));
+                value += w;
+                on_surface |= on;
             }
             value += f64::from(sum);
             if !TOUCH {
