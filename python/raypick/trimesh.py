@@ -133,8 +133,9 @@ class RayMeshIntersector:
     def intersects_first(self, ray_origins, ray_directions, **kwargs) -> np.ndarray:
         """The first triangle each ray hits: (n,) int64, -1 for a miss."""
         o, d = self._rays(ray_origins, ray_directions)
-        h = self._mesh.closest_hit(o, d, strict=False, threads=self.threads)
-        return np.where(h.hit, h.triangle.astype(np.int64), -1)
+        # The closest hits' triangles alone (the other columns are not built).
+        kw = self._mesh._kw(0.0, float("inf"), "none", self.threads, strict=False)
+        return self._mesh._native.rays("first", o, d, kw)
 
     def intersects_any(self, ray_origins, ray_directions, **kwargs) -> np.ndarray:
         """Whether each ray hits the mesh: (n,) bool."""

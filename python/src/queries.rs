@@ -395,7 +395,8 @@ fn first_error<T: Send>(
     Ok(parts.into_iter().filter_map(Result::ok).collect())
 }
 
-/// The ray query `kind` ("closest", "any" or "all") of `target`.
+/// The ray query `kind` ("closest", "any", "all", or "first": the closest hit's triangle
+/// alone, see [`first_triangle`]) of `target`.
 pub fn ray_query<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     kind: &str,
@@ -407,6 +408,7 @@ pub fn ray_query<'py, C: Coord, T: Target<C>>(
     match kind {
         "closest" => Ok(closest_hit::<C, T>(py, target, origins, directions, args)?.into_any()),
         "any" => any_hit::<C, T>(py, target, origins, directions, args),
+        "first" => first_triangle::<C, T>(py, target, origins, directions, args),
         "all" => Ok(all_hits::<C, T>(py, target, origins, directions, args)?.into_any()),
         other => Err(RaypickError::new_err(format!(
             "unknown ray query {other:?}"
@@ -426,6 +428,49 @@ fn closest_hit<'py, C: Coord, T: Target<C>>(
         Columns::<C>::closest(target, rays, o)
     })?;
     cols.into_dict(py)
+}
+
+/// The triangle of each ray's closest hit as int64, -1 for a miss (trimesh's
+/// `intersects_first`): the closest-hit query without its other columns, which that
+/// drop-in would build and then drop.
+fn first_triangle<'py, C: Coord, T: Target<C>>(
+    py: Python<'py>,
+    target: &T,
+    origins: &Bound<'py, PyAny>,
+    directions: Option<&Bound<'py, PyAny>>,
+    args: &RayArgs,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ids = on_rays(py, origins, directions, args, |rays, o| {
+        let mut out = vec![-1i64; rays.len()];
+        let (chunk, tiles) = task_rays(rays.image_width());
+        let id = |h: &Option<T::Hit>| h.as_ref().map_or(-1, |h| i64::from(T::rec(h).triangle));
+        first_error(out.par_chunks_mut(chunk).enumerate().map_init(
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+            |(buf, hits, order, tiled), (k, out)| {
+                let start = k * chunk;
+                rays.fill::<C>(start..start + out.len(), o.strict, buf)?;
+                hits.clear();
+                hits.resize(buf.len(), None);
+                if let Some(width) = tiles {
+                    gather_tiles(buf, width, order, tiled);
+                    target
+                        .closest_tiles_into(tiled, o, hits)
+                        .map_err(|e| (start, e))?;
+                    for (&i, h) in order.iter().zip(hits.iter()) {
+                        out[i as usize] = id(h);
+                    }
+                } else {
+                    target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
+                    for (x, h) in out.iter_mut().zip(hits.iter()) {
+                        *x = id(h);
+                    }
+                }
+                Ok(())
+            },
+        ))?;
+        Ok(out)
+    })?;
+    Ok(arr1(py, ids).into_any())
 }
 
 /// Any hit: a bool per ray.

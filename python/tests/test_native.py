@@ -405,6 +405,25 @@ def test_rays_shaped_as_an_image_give_the_flat_batch_answers(height, width):
     np.testing.assert_array_equal(stack.triangle[1], flat.triangle.reshape(height, width)[::-1])
 
 
+@pytest.mark.parametrize("height,width", [(37, 53), (3, 200)])
+def test_first_triangle_kind_is_the_closest_hits_triangle(height, width):
+    # The trimesh drop-in's intersects_first asks the native query for the closest hits'
+    # triangles alone ("first": int64, -1 for a miss), flat and shaped as an image (tiles).
+    V, F = bunny()
+    m = raypick.Mesh(V, F)
+    rays = image_rays(V, height, width)
+    flat = m.closest_hit(rays.reshape(-1, 6))
+    want = np.where(flat.hit, flat.triangle.astype(np.int64), -1)
+    assert (want >= 0).any() and (want == -1).any()
+    kw = m._kw(0.0, float("inf"), "none", None, strict=False)
+    for r in (rays.reshape(-1, 6), rays):
+        got = m._native.rays("first", r, None, kw)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got.ravel(), want)
+    o, d = rays.reshape(-1, 6)[:, :3].astype(np.float64), rays.reshape(-1, 6)[:, 3:].astype(np.float64)
+    np.testing.assert_array_equal(m._native.rays("first", o, d, kw), want)
+
+
 def test_image_rays_on_a_scene_give_the_flat_batch_answers():
     V, F = bunny()
     s = raypick.Scene()
