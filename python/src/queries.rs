@@ -189,6 +189,49 @@ fn task_rays(width: Option<usize>) -> (usize, Option<usize>) {
     }
 }
 
+/// One task's closest hits: its rays `start..start + len` read from numpy into `buf` and
+/// answered (an image's in tiles, see [`Target::closest_tiles_into`]), each hit given to
+/// `put` with its ray's place in the task. `hits`, `order` and `tiled` are the task's
+/// buffers, kept from chunk to chunk.
+#[allow(clippy::too_many_arguments)]
+fn closest_task<C: Coord, T: Target<C>>(
+    target: &T,
+    rays: &RayInput<'_>,
+    o: &Opts,
+    tiles: Option<usize>,
+    (start, len): (usize, usize),
+    (buf, hits, order, tiled): &mut TaskBuffers<C, T::Hit>,
+    mut put: impl FnMut(usize, Option<&T::Hit>),
+) -> Result<(), (usize, String)> {
+    rays.fill::<C>(start..start + len, o.strict, buf)?;
+    hits.clear();
+    hits.resize(buf.len(), None);
+    if let Some(width) = tiles {
+        gather_tiles(buf, width, order, tiled);
+        target
+            .closest_tiles_into(tiled, o, hits)
+            .map_err(|e| (start, e))?;
+        for (&i, h) in order.iter().zip(hits.iter()) {
+            put(i as usize, h.as_ref());
+        }
+    } else {
+        target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
+        for (i, h) in hits.iter().enumerate() {
+            put(i, h.as_ref());
+        }
+    }
+    Ok(())
+}
+
+/// A closest-hit task's buffers: its rays, their hits, and an image's tile order and tiled
+/// rays.
+type TaskBuffers<C, H> = (
+    Vec<<C as Coord>::Ray>,
+    Vec<Option<H>>,
+    Vec<u32>,
+    Vec<<C as Coord>::Ray>,
+);
+
 /// One task's share of every column.
 struct ColumnChunk<'a, C> {
     t: &'a mut [C],
@@ -299,26 +342,11 @@ impl<C: Coord> Columns<C> {
                 .collect();
         first_error(chunks.into_par_iter().enumerate().map_init(
             || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-            |(buf, hits, order, tiled), (k, mut out)| {
-                let start = k * chunk;
-                rays.fill::<C>(start..start + out.t.len(), o.strict, buf)?;
-                hits.clear();
-                hits.resize(buf.len(), None);
-                if let Some(width) = tiles {
-                    gather_tiles(buf, width, order, tiled);
-                    target
-                        .closest_tiles_into(tiled, o, hits)
-                        .map_err(|e| (start, e))?;
-                    for (&i, h) in order.iter().zip(hits.iter()) {
-                        out.set(i as usize, h.as_ref().map(T::rec));
-                    }
-                } else {
-                    target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
-                    for (i, h) in hits.iter().enumerate() {
-                        out.set(i, h.as_ref().map(T::rec));
-                    }
-                }
-                Ok(())
+            |bufs, (k, mut out)| {
+                let at = (k * chunk, out.t.len());
+                closest_task(target, rays, o, tiles, at, bufs, |i, h| {
+                    out.set(i, h.map(T::rec));
+                })
             },
         ))?;
         Ok(c)
@@ -396,7 +424,7 @@ fn first_error<T: Send>(
 }
 
 /// The ray query `kind` ("closest", "any", "all", or "first": the closest hit's triangle
-/// alone, see [`first_triangle`]) of `target`.
+/// alone, see [`first_triangles`]) of `target`.
 pub fn ray_query<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     kind: &str,
@@ -408,7 +436,12 @@ pub fn ray_query<'py, C: Coord, T: Target<C>>(
     match kind {
         "closest" => Ok(closest_hit::<C, T>(py, target, origins, directions, args)?.into_any()),
         "any" => any_hit::<C, T>(py, target, origins, directions, args),
-        "first" => first_triangle::<C, T>(py, target, origins, directions, args),
+        "first" => {
+            let ids = on_rays(py, origins, directions, args, |rays, o| {
+                first_triangles(target, rays, o)
+            })?;
+            Ok(arr1(py, ids).into_any())
+        }
         "all" => Ok(all_hits::<C, T>(py, target, origins, directions, args)?.into_any()),
         other => Err(RaypickError::new_err(format!(
             "unknown ray query {other:?}"
@@ -433,44 +466,23 @@ fn closest_hit<'py, C: Coord, T: Target<C>>(
 /// The triangle of each ray's closest hit as int64, -1 for a miss (trimesh's
 /// `intersects_first`): the closest-hit query without its other columns, which that
 /// drop-in would build and then drop.
-fn first_triangle<'py, C: Coord, T: Target<C>>(
-    py: Python<'py>,
+fn first_triangles<C: Coord, T: Target<C>>(
     target: &T,
-    origins: &Bound<'py, PyAny>,
-    directions: Option<&Bound<'py, PyAny>>,
-    args: &RayArgs,
-) -> PyResult<Bound<'py, PyAny>> {
-    let ids = on_rays(py, origins, directions, args, |rays, o| {
-        let mut out = vec![-1i64; rays.len()];
-        let (chunk, tiles) = task_rays(rays.image_width());
-        let id = |h: &Option<T::Hit>| h.as_ref().map_or(-1, |h| i64::from(T::rec(h).triangle));
-        first_error(out.par_chunks_mut(chunk).enumerate().map_init(
-            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-            |(buf, hits, order, tiled), (k, out)| {
-                let start = k * chunk;
-                rays.fill::<C>(start..start + out.len(), o.strict, buf)?;
-                hits.clear();
-                hits.resize(buf.len(), None);
-                if let Some(width) = tiles {
-                    gather_tiles(buf, width, order, tiled);
-                    target
-                        .closest_tiles_into(tiled, o, hits)
-                        .map_err(|e| (start, e))?;
-                    for (&i, h) in order.iter().zip(hits.iter()) {
-                        out[i as usize] = id(h);
-                    }
-                } else {
-                    target.closest_into(buf, o, hits).map_err(|e| (start, e))?;
-                    for (x, h) in out.iter_mut().zip(hits.iter()) {
-                        *x = id(h);
-                    }
-                }
-                Ok(())
-            },
-        ))?;
-        Ok(out)
-    })?;
-    Ok(arr1(py, ids).into_any())
+    rays: &RayInput<'_>,
+    o: &Opts,
+) -> Result<Vec<i64>, String> {
+    let mut out = vec![-1i64; rays.len()];
+    let (chunk, tiles) = task_rays(rays.image_width());
+    first_error(out.par_chunks_mut(chunk).enumerate().map_init(
+        || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+        |bufs, (k, out)| {
+            let at = (k * chunk, out.len());
+            closest_task(target, rays, o, tiles, at, bufs, |i, h| {
+                out[i] = h.map_or(-1, |h| i64::from(T::rec(h).triangle));
+            })
+        },
+    ))?;
+    Ok(out)
 }
 
 /// Any hit: a bool per ray.

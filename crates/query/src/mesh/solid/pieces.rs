@@ -176,9 +176,9 @@ mod tests {
         assert_eq!(cut(&[t], 1.0, coarse - 1), None);
     }
 
-    /// A sheet of small triangles beside a fan of 32 slivers of radius 3, scaled by `size`
-    /// and moved by `offset`.
-    fn sheet_and_fan(size: Real, offset: Real) -> Mesh {
+    /// The corners of a bumpy sheet of small triangles beside a fan of 32 slivers of radius
+    /// 3, three per triangle.
+    fn sheet_and_fan() -> Vec<Point3<Real>> {
         let sheet = super::super::probes::sheet(16);
         let mut pos: Vec<Point3<Real>> = sheet.tris.iter().flatten().collect();
         let centre = Point3::new(0.5, 0.5, 0.4);
@@ -189,10 +189,11 @@ mod tests {
             };
             pos.extend([centre, rim(s), rim(s + 1)]);
         }
-        let pos: Vec<Point3<Real>> = pos
-            .iter()
-            .map(|p| Point3::from(p.coords.map(|c| c * size + offset)))
-            .collect();
+        pos
+    }
+
+    /// The mesh of `pos`, three corners per triangle.
+    fn soup_of(pos: Vec<Point3<Real>>) -> Mesh {
         let tris = (0..pos.len() as u32 / 3)
             .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
             .collect();
@@ -205,24 +206,17 @@ mod tests {
     /// of, and off the triangles, at ordinary, offset, large and small coordinates.
     #[test]
     fn vouched_points_are_off_the_triangles_the_pieces_were_cut_from() {
-        use super::super::probes::probes;
         let mut rng = rand_pcg::Pcg64::seed_from_u64(0x9_1ece6);
         let (mut vouched, mut touching) = (0usize, 0usize);
         for (size, offset) in [(1.0, 0.0), (1.0, 1.0e4), (1e6, -2e6), (1e-3, 0.37)] {
-            let mesh = sheet_and_fan(size, offset);
+            let pos = sheet_and_fan()
+                .into_iter()
+                .map(|p| p.map(|c| c * size + offset));
+            let mesh = soup_of(pos.collect());
             assert!(mesh.winding_tree().pieces(&mesh).is_some(), "slivers cut");
-            for p in probes(&mesh, &mut rng) {
-                let w = mesh.winding_side(p, None);
-                let at_zero = mesh.nearest_point(&p, 0.0).is_some();
-                assert!(
-                    !(w.untouched && at_zero),
-                    "{p:?} vouched for, at distance 0"
-                );
-                vouched += usize::from(w.untouched);
-                touching += usize::from(at_zero);
-                let want = w.on_surface || w.value >= 0.5 || at_zero;
-                assert_eq!(mesh.contains(p), want, "{p:?}");
-            }
+            let (v, t) = super::super::probes::check_vouching(&mesh, &mut rng);
+            vouched += v;
+            touching += t;
         }
         // Both kinds of point occur, so the assertions above could fail.
         assert!(vouched > 5_000 && touching > 1_000, "{vouched} {touching}");
@@ -234,16 +228,7 @@ mod tests {
     /// distance answer as over the whole triangles.
     #[test]
     fn slivers_sum_as_their_pieces() {
-        let sheet = super::super::probes::sheet(16);
-        let mut pos: Vec<Point3<Real>> = sheet.tris.iter().flatten().collect();
-        let centre = Point3::new(0.5, 0.5, 0.4);
-        for s in 0..32 {
-            let angle = |k: usize| std::f32::consts::TAU * k as f32 / 32.0;
-            let rim = |k: usize| {
-                centre + nalgebra::Vector3::new(3.0 * angle(k).cos(), 3.0 * angle(k).sin(), 0.0)
-            };
-            pos.extend([centre, rim(s), rim(s + 1)]);
-        }
+        let mut pos = sheet_and_fan();
         // Triangles with one long edge (2 against 1.04), cut once.
         for k in 0..8 {
             let y = -2.0 + 0.5 * k as f32;
@@ -259,10 +244,7 @@ mod tests {
             Point3::new(0.0, 3.0, -0.8),
             Point3::new(-1.5, 5.6, -0.8),
         ]);
-        let tris: Vec<[u32; 3]> = (0..pos.len() as u32 / 3)
-            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-            .collect();
-        let mesh = Mesh::new(pos.clone(), tris).expect("valid mesh");
+        let mesh = soup_of(pos.clone());
         let pieces = mesh.winding_tree().pieces(&mesh).expect("slivers cut");
         // The pieces sum with the mesh's rim (its long edges not cut), given to them.
         assert!(pieces.winding_tree().rim(pieces).is_some(), "a short rim");

@@ -41,6 +41,27 @@ pub(crate) fn probes(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> Vec<Point3<Real>
     out
 }
 
+/// Checks every [`probes`] point of `mesh`: a side decision that vouches for the point
+/// being at a distance other than 0 from every triangle is right (the distance-0 check
+/// `contains` then skips finds nothing), and `contains` answers as with that check.
+/// Returns how many points were vouched for and how many lie at distance 0.
+pub(crate) fn check_vouching(mesh: &Mesh, rng: &mut rand_pcg::Pcg64) -> (usize, usize) {
+    let (mut vouched, mut touching) = (0, 0);
+    for p in probes(mesh, rng) {
+        let w = mesh.winding_side(p, None);
+        let at_zero = mesh.nearest_point(&p, 0.0).is_some();
+        assert!(
+            !(w.untouched && at_zero),
+            "{p:?} vouched for, at distance 0"
+        );
+        vouched += usize::from(w.untouched);
+        touching += usize::from(at_zero);
+        let want = w.on_surface || w.value >= 0.5 || at_zero;
+        assert_eq!(mesh.contains(p), want, "{p:?}");
+    }
+    (vouched, touching)
+}
+
 /// The winding number of `p` summed in f64 over `tris`, triangle by triangle: the tests'
 /// oracle.
 pub(crate) fn brute_winding(
