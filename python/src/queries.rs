@@ -194,6 +194,7 @@ fn task_rays(width: Option<usize>) -> (usize, Option<usize>) {
 /// `put` with its ray's place in the task. `hits`, `order` and `tiled` are the task's
 /// buffers, kept from chunk to chunk.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn closest_task<C: Coord, T: Target<C>>(
     target: &T,
     rays: &RayInput<'_>,
