@@ -137,10 +137,21 @@ pub(crate) fn is_closed(indices: &[[u32; 3]]) -> bool {
 /// rim or a mesh of pieces runs on rayon, whose waiting workers run other jobs, and a job
 /// that needs the same cell then builds its own (racing builds agree; the first set is
 /// kept) where waiting on the lock would wait on itself.
+///
+/// The set cell's read is inlined into its callers (the solid queries ask several cells per
+/// point); the build is kept out of line.
+#[inline]
 pub(crate) fn outside_lock<T>(cell: &std::sync::OnceLock<T>, make: impl FnOnce() -> T) -> &T {
-    if let Some(v) = cell.get() {
-        return v;
+    match cell.get() {
+        Some(v) => v,
+        None => fill_outside_lock(cell, make),
     }
+}
+
+/// [`outside_lock`]'s build, when the cell is unset.
+#[cold]
+#[inline(never)]
+fn fill_outside_lock<T>(cell: &std::sync::OnceLock<T>, make: impl FnOnce() -> T) -> &T {
     let v = make();
     let _ = cell.set(v);
     cell.get().expect("set just above")
@@ -170,6 +181,7 @@ impl WindingTree {
 
     /// The expansions of `mesh` (the mesh this tree was built for), built on first use: a
     /// closed mesh needs them only for points within a hair of its surface.
+    #[inline]
     fn lanes(&self, mesh: &Mesh) -> &[ExpansionLanes] {
         outside_lock(
             &self.lanes,
@@ -180,6 +192,7 @@ impl WindingTree {
 
     /// `mesh` (the mesh this tree was built for) cut into compact pieces, when it is open
     /// and of long slivers: its winding number is summed over them ([`pieces_mesh`]).
+    #[inline]
     pub(crate) fn pieces(&self, mesh: &Mesh) -> Option<&Mesh> {
         outside_lock(&self.pieces, || {
             // A mesh split into shells sums over the rest's pieces.
@@ -265,12 +278,14 @@ impl WindingTree {
     /// the same position welded into one vertex (an STL file's triangles share no index).
     /// The triangles then bound a solid, and the winding number is an integer everywhere
     /// off the surface, changing only across it.
+    #[inline]
     pub(crate) fn closed(&self, mesh: &Mesh) -> bool {
         self.boundary(mesh).closed
     }
 
     /// `mesh` (the mesh this tree was built for) split into its closed shells and the rest
     /// ([`Shells`]), when it is open and the shells hold enough of its triangles.
+    #[inline]
     pub(crate) fn shells(&self, mesh: &Mesh) -> Option<&Shells> {
         outside_lock(&self.shells, || {
             let slots = self.boundary(mesh).shells.as_ref()?;
@@ -282,10 +297,12 @@ impl WindingTree {
     /// The rim of `mesh` (the mesh this tree was built for) when it is open and its rim has
     /// at most one edge per [`RIM_SHARE`] triangles (a triangle soup's rim is every edge: its
     /// tree would cost what the triangles' does).
+    #[inline]
     pub(crate) fn rim(&self, mesh: &Mesh) -> Option<&Rim> {
         self.boundary(mesh).rim.as_ref()
     }
 
+    #[inline]
     fn boundary(&self, mesh: &Mesh) -> &Boundary {
         outside_lock(&self.boundary, || {
             let rim = welded_rim(mesh);

@@ -402,6 +402,7 @@ impl Mesh {
 
     /// The far-field expansions, built on first use (outside the cell's lock: the build runs
     /// on rayon, whose waiting threads may run a job that asks for it too).
+    #[inline]
     pub(crate) fn winding_tree(&self) -> &WindingTree {
         super::tree::outside_lock(&self.winding, || WindingTree::build(self))
     }
