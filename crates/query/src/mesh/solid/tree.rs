@@ -375,6 +375,7 @@ impl WindingTree {
         parent: Option<&Mesh>,
     ) -> (f64, bool, bool) {
         let q = v64(&p);
+        let pa = [p.x, p.y, p.z];
         // The triangles the distance-0 check is of: the pieces', or their parents'.
         let touched = Touched {
             parent: parent.map(|m| (m, self.parents.get().map_or(&[][..], Vec::as_slice))),
@@ -424,8 +425,13 @@ impl WindingTree {
                 match node.child(s) {
                     WideChild::Node(c) => stack.push(c),
                     WideChild::Leaf(r) => {
+                        // Its triangles' boxes lie in the slot's (unless a pre-split slot
+                        // stands for part of a triangle): none holds `p` when the slot's box
+                        // grown by the margin does not.
+                        let check =
+                            TOUCH && (split || grown_holds(&node.child_aabb(s), pa, margin));
                         let (w, on, clear) = self.leaf_angles::<TOUCH>(
-                            mesh, r, p, q, margin, split, &mut buf, &touched, cpu,
+                            mesh, r, p, q, margin, split, check, &mut buf, &touched, cpu,
                         );
                         value += w;
                         on_surface |= on;
@@ -454,6 +460,7 @@ impl WindingTree {
         q: V64,
         margin: f32,
         split: bool,
+        check: bool,
         buf: &mut [[f32; crate::mesh::leaf_tris::GROUP]; 9],
         touched: &Touched<'_>,
         #[cfg(target_arch = "x86_64")] cpu: Option<raypick_primitives::simd::CpuPath>,
@@ -461,10 +468,9 @@ impl WindingTree {
     ) -> (f64, bool, bool) {
         use crate::mesh::leaf_tris::GROUP;
         let (mut value, mut on_surface, mut untouched) = (0.0, false, TOUCH);
-        let pa = [p.x, p.y, p.z];
         // The leaf's groups of up to `GROUP` (as `leaf_tris::groups`, without its adapters).
-        for k in 0..r.len().div_ceil(GROUP) {
-            let start = r.start + k * GROUP;
+        let mut start = r.start;
+        while start < r.end {
             let n = (r.end - start).min(GROUP);
             let g = mesh.tris.group_rows(start);
             // A full group's rows are the 9 rows of 8 in place; a shorter one's are copied
@@ -508,28 +514,29 @@ impl WindingTree {
                 on_surface |= on;
             }
             value += f64::from(sum);
-            if !TOUCH {
-                continue;
-            }
-            // The triangles whose box, grown by `margin`, holds `p`: rare, checked exactly.
-            #[cfg(target_arch = "x86_64")]
-            let hold = crate::mesh::triangle_kernel_x86::held8(cpu, rows, pa, margin);
-            #[cfg(not(target_arch = "x86_64"))]
-            let hold = held(rows, pa, margin);
-            let mut hold = hold & ((1u32 << n) - 1);
-            while hold != 0 {
-                let l = hold.trailing_zeros() as usize;
-                hold &= hold - 1;
-                match touched.triangle(mesh, start + l) {
-                    Some([a, b, c]) => {
-                        let t = Triangle::new(a, b, c);
-                        if point_triangle(&p, &t).is_some_and(|x| x.distance_squared == 0.0) {
-                            untouched = false;
+            if TOUCH && check {
+                // The triangles whose box, grown by `margin`, holds `p`: rare, checked exactly.
+                #[cfg(target_arch = "x86_64")]
+                let hold =
+                    crate::mesh::triangle_kernel_x86::held8(cpu, rows, [p.x, p.y, p.z], margin);
+                #[cfg(not(target_arch = "x86_64"))]
+                let hold = held(rows, [p.x, p.y, p.z], margin);
+                let mut hold = hold & ((1u32 << n) - 1);
+                while hold != 0 {
+                    let l = hold.trailing_zeros() as usize;
+                    hold &= hold - 1;
+                    match touched.triangle(mesh, start + l) {
+                        Some([a, b, c]) => {
+                            let t = Triangle::new(a, b, c);
+                            if point_triangle(&p, &t).is_some_and(|x| x.distance_squared == 0.0) {
+                                untouched = false;
+                            }
                         }
+                        None => untouched = false,
                     }
-                    None => untouched = false,
                 }
             }
+            start += GROUP;
         }
         (value, on_surface, untouched)
     }
@@ -537,6 +544,12 @@ impl WindingTree {
 
 /// The lanes of a group whose triangle's box, grown by `margin`, holds `p`, as a bit mask.
 #[allow(clippy::needless_range_loop)] // lanes across the rows
+/// Whether box `b` grown by `margin` holds `p`, with [`held`]'s comparisons.
+#[inline]
+fn grown_holds(b: &Aabb, p: [f32; 3], margin: f32) -> bool {
+    (0..3).all(|a| (p[a] >= b.min[a] - margin) & (p[a] <= b.max[a] + margin))
+}
+
 /// Whose triangles the winding pass's distance-0 check is of (see [`WindingTree::winding`]).
 struct Touched<'a> {
     /// The mesh the pieces were cut from, and each piece's triangle there.
