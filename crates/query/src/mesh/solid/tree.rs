@@ -542,8 +542,27 @@ impl WindingTree {
     }
 }
 
-/// The lanes of a group whose triangle's box, grown by `margin`, holds `p`, as a bit mask.
+/// The lanes of a group whose triangle's box, grown by `margin`, holds `p`, as a bit mask
+/// (the scalar form of `triangle_kernel_x86::held8`, and its reference).
 #[allow(clippy::needless_range_loop)] // lanes across the rows
+#[inline(always)]
+pub(crate) fn held<const G: usize>(rows: &[[f32; G]; 9], p: [f32; 3], margin: f32) -> u32 {
+    let mut mask = 0u32;
+    for l in 0..G {
+        let mut inside = true;
+        for a in 0..3 {
+            let (x, y, z) = (rows[a][l], rows[3 + a][l], rows[6 + a][l]);
+            let lo = if x < y { x } else { y };
+            let lo = if lo < z { lo } else { z };
+            let hi = if x > y { x } else { y };
+            let hi = if hi > z { hi } else { z };
+            inside &= p[a] >= lo - margin && p[a] <= hi + margin;
+        }
+        mask |= u32::from(inside) << l;
+    }
+    mask
+}
+
 /// Whether box `b` grown by `margin` holds `p`, with [`held`]'s comparisons.
 #[inline]
 fn grown_holds(b: &Aabb, p: [f32; 3], margin: f32) -> bool {
@@ -569,26 +588,6 @@ impl Touched<'_> {
             }
         }
     }
-}
-
-pub(crate) fn held<const G: usize>(rows: &[[f32; G]; 9], p: [f32; 3], margin: f32) -> u32 {
-    // Lane by lane per axis without short circuits, so that it compiles to vector compares.
-    let mut inside = [true; G];
-    for a in 0..3 {
-        let (xs, ys, zs) = (&rows[a], &rows[3 + a], &rows[6 + a]);
-        for l in 0..G {
-            let (x, y, z) = (xs[l], ys[l], zs[l]);
-            let lo = if x < y { x } else { y };
-            let lo = if lo < z { lo } else { z };
-            let hi = if x > y { x } else { y };
-            let hi = if hi > z { hi } else { z };
-            inside[l] &= (p[a] >= lo - margin) & (p[a] <= hi + margin);
-        }
-    }
-    inside
-        .iter()
-        .enumerate()
-        .fold(0, |m, (l, &i)| m | (u32::from(i) << l))
 }
 
 /// How near `p` a triangle may be before the winding pass cannot vouch that
@@ -665,10 +664,6 @@ mod tests {
             let want = super::held(&rows, p, margin);
             assert_eq!(
                 crate::mesh::triangle_kernel_x86::held8(cpu, &rows, p, margin),
-                want
-            );
-            assert_eq!(
-                crate::mesh::triangle_kernel_x86::held8(None, &rows, p, margin),
                 want
             );
             seen[0] += want.count_ones() as usize;
