@@ -25,7 +25,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from . import Mesh, RaypickError, Scene
+from . import Mesh, RaypickError, Scene, _rays
 
 __all__ = ["RaycastingScene"]
 
@@ -115,13 +115,18 @@ class RaycastingScene:
         ``S + (2,)``, ``primitive_normals`` float32 ``S + (3,)`` (unit geometric normal),
         for rays of shape ``S + (6,)``. Rays of an image, such as ``create_rays_pinhole``'s
         ``(H, W, 6)``, are cast in 4 x 4 tiles as packets: keep them in that shape."""
-        h = self._target.closest_hit(self._rays(rays), strict=False, threads=self._nt(nthreads))
+        r, _, lead = _rays(self._rays(rays), None)
+        target = self._target
+        # The closest hits without the columns open3d does not return (see "cast").
+        kw = target._kw(0.0, float("inf"), "none", self._nt(nthreads), strict=False)
+        c = target._native.rays("cast", r, None, kw)
         return {
-            "t_hit": h.t,
-            "geometry_ids": h.instance,
-            "primitive_ids": h.triangle,
-            "primitive_uvs": h.uv,
-            "primitive_normals": h.normal,
+            # float64 rays on several geometries take the scene's float64 path.
+            "t_hit": c["t"].astype(np.float32, copy=False).reshape(lead),
+            "geometry_ids": c["instance"].reshape(lead),
+            "primitive_ids": c["triangle"].reshape(lead),
+            "primitive_uvs": c["uv"].reshape(lead + (2,)),
+            "primitive_normals": c["normal"].reshape(lead + (3,)),
         }
 
     def test_occlusions(self, rays, tnear: float = 0.0, tfar: float = float("inf"), nthreads: int = 0) -> np.ndarray:

@@ -173,7 +173,8 @@ impl PyMesh {
     // are one call into `queries`, where the work is written once.
 
     /// The ray queries behind the package's `Mesh.closest_hit`, `any_hit` and `all_hits`
-    /// (`kind` "closest", "any" or "all"; `query` the dict of `_Queries._kw`).
+    /// (`kind` "closest", "any" or "all"; "cast" and "first" for the open3d and trimesh
+    /// drop-ins; `query` the dict of `_Queries._kw`).
     fn rays<'py>(
         &self,
         py: Python<'py>,

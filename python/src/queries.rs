@@ -246,21 +246,34 @@ struct ColumnChunk<'a, C> {
 }
 
 impl<C: Coord> ColumnChunk<'_, C> {
-    /// Writes ray `i`'s row. Inlined into the caller's loop, which then keeps the columns'
-    /// addresses in registers (a call per ray reloaded them: about a third of a batch's
-    /// own cost on the bunny).
+    /// Writes ray `i`'s row (without `hit`, `point` and `front_face` unless `FULL`).
+    /// Inlined into the caller's loop, which then keeps the columns' addresses in
+    /// registers (a call per ray reloaded them: about a third of a batch's own cost on the
+    /// bunny).
     #[inline(always)]
-    fn set(&mut self, i: usize, r: Option<Rec<C>>) {
-        self.hit[i] = r.is_some();
+    fn set<const FULL: bool>(&mut self, i: usize, r: Option<Rec<C>>) {
+        if FULL {
+            self.hit[i] = r.is_some();
+        }
         let r = r.unwrap_or_else(miss);
         self.t[i] = r.t;
         self.instance[i] = r.instance;
         self.triangle[i] = r.triangle;
         self.uv[2 * i..2 * i + 2].copy_from_slice(&r.uv);
-        self.point[3 * i..3 * i + 3].copy_from_slice(&r.point);
         self.normal[3 * i..3 * i + 3].copy_from_slice(&r.normal);
-        self.front_face[i] = r.front_face;
+        if FULL {
+            self.point[3 * i..3 * i + 3].copy_from_slice(&r.point);
+            self.front_face[i] = r.front_face;
+        }
     }
+}
+
+/// The first `n` items of `s` (all of it if shorter), `s` keeping the rest.
+fn split_off<'a, T>(s: &mut &'a mut [T], n: usize) -> &'a mut [T] {
+    let all = std::mem::take(s);
+    let (head, tail) = all.split_at_mut(n.min(all.len()));
+    *s = tail;
+    head
 }
 
 /// What a miss reports.
@@ -304,49 +317,59 @@ impl<C: Coord> Columns<C> {
     /// The closest hits of `rays` as columns, in parallel chunks, each read from numpy and
     /// answered into buffers its thread keeps. Rays given as an image (see
     /// [`RayInput::image_width`]) are cast in 4 x 4 tiles ([`Target::closest_tiles_into`]).
-    fn closest<T: Target<C>>(target: &T, rays: &RayInput<'_>, o: &Opts) -> Result<Self, String> {
+    /// Without `FULL` the `hit`, `point` and `front_face` columns stay empty (open3d's
+    /// `cast_rays` has none of them: building them cost about 7 ns per ray).
+    fn closest<const FULL: bool, T: Target<C>>(
+        target: &T,
+        rays: &RayInput<'_>,
+        o: &Opts,
+    ) -> Result<Self, String> {
         let n = rays.len();
         let (chunk, tiles) = task_rays(rays.image_width());
+        let full = if FULL { n } else { 0 };
         let mut c = Self {
             t: vec![C::default(); n],
-            hit: vec![false; n],
+            hit: vec![false; full],
             instance: vec![0; n],
             triangle: vec![0; n],
             uv: vec![0.0; 2 * n],
-            point: vec![C::default(); 3 * n],
+            point: vec![C::default(); 3 * full],
             normal: vec![0.0; 3 * n],
-            front_face: vec![false; n],
+            front_face: vec![false; full],
         };
-        let chunks: Vec<ColumnChunk<'_, C>> =
-            c.t.chunks_mut(chunk)
-                .zip(c.hit.chunks_mut(chunk))
-                .zip(c.instance.chunks_mut(chunk))
-                .zip(c.triangle.chunks_mut(chunk))
-                .zip(c.uv.chunks_mut(2 * chunk))
-                .zip(c.point.chunks_mut(3 * chunk))
-                .zip(c.normal.chunks_mut(3 * chunk))
-                .zip(c.front_face.chunks_mut(chunk))
-                .map(
-                    |(((((((t, hit), instance), triangle), uv), point), normal), front_face)| {
-                        ColumnChunk {
-                            t,
-                            hit,
-                            instance,
-                            triangle,
-                            uv,
-                            point,
-                            normal,
-                            front_face,
-                        }
-                    },
-                )
-                .collect();
+        let mut chunks = Vec::with_capacity(n.div_ceil(chunk));
+        {
+            let (mut t, mut hit, mut instance, mut triangle) = (
+                &mut c.t[..],
+                &mut c.hit[..],
+                &mut c.instance[..],
+                &mut c.triangle[..],
+            );
+            let (mut uv, mut point, mut normal, mut front_face) = (
+                &mut c.uv[..],
+                &mut c.point[..],
+                &mut c.normal[..],
+                &mut c.front_face[..],
+            );
+            while !t.is_empty() {
+                chunks.push(ColumnChunk {
+                    t: split_off(&mut t, chunk),
+                    hit: split_off(&mut hit, chunk),
+                    instance: split_off(&mut instance, chunk),
+                    triangle: split_off(&mut triangle, chunk),
+                    uv: split_off(&mut uv, 2 * chunk),
+                    point: split_off(&mut point, 3 * chunk),
+                    normal: split_off(&mut normal, 3 * chunk),
+                    front_face: split_off(&mut front_face, chunk),
+                });
+            }
+        }
         first_error(chunks.into_par_iter().enumerate().map_init(
             || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
             |bufs, (k, mut out)| {
                 let at = (k * chunk, out.t.len());
                 closest_task(target, rays, o, tiles, at, bufs, |i, h| {
-                    out.set(i, h.map(T::rec));
+                    out.set::<FULL>(i, h.map(T::rec));
                 })
             },
         ))?;
@@ -365,16 +388,20 @@ impl<C: Coord> Columns<C> {
         self.front_face.push(r.front_face);
     }
 
-    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    /// The columns as a dict of numpy arrays; without `full`, no `hit`, `point` and
+    /// `front_face` (see [`Columns::closest`]).
+    fn into_dict(self, py: Python<'_>, full: bool) -> PyResult<Bound<'_, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("t", arr1(py, self.t))?;
-        d.set_item("hit", arr1(py, self.hit))?;
         d.set_item("instance", arr1(py, self.instance))?;
         d.set_item("triangle", arr1(py, self.triangle))?;
         d.set_item("uv", arr2(py, self.uv, 2)?)?;
-        d.set_item("point", arr2(py, self.point, 3)?)?;
         d.set_item("normal", arr2(py, self.normal, 3)?)?;
-        d.set_item("front_face", arr1(py, self.front_face))?;
+        if full {
+            d.set_item("hit", arr1(py, self.hit))?;
+            d.set_item("point", arr2(py, self.point, 3)?)?;
+            d.set_item("front_face", arr1(py, self.front_face))?;
+        }
         Ok(d)
     }
 }
@@ -424,8 +451,9 @@ fn first_error<T: Send>(
     Ok(parts.into_iter().filter_map(Result::ok).collect())
 }
 
-/// The ray query `kind` ("closest", "any", "all", or "first": the closest hit's triangle
-/// alone, see [`first_triangles`]) of `target`.
+/// The ray query `kind` ("closest", "any", "all"; "cast": the closest hits without their
+/// `hit`, `point` and `front_face` columns, for the open3d drop-in; or "first": the closest
+/// hit's triangle alone, see [`first_triangles`]) of `target`.
 pub fn ray_query<'py, C: Coord, T: Target<C>>(
     py: Python<'py>,
     kind: &str,
@@ -435,7 +463,10 @@ pub fn ray_query<'py, C: Coord, T: Target<C>>(
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyAny>> {
     match kind {
-        "closest" => Ok(closest_hit::<C, T>(py, target, origins, directions, args)?.into_any()),
+        "closest" => {
+            Ok(closest_hit::<true, C, T>(py, target, origins, directions, args)?.into_any())
+        }
+        "cast" => Ok(closest_hit::<false, C, T>(py, target, origins, directions, args)?.into_any()),
         "any" => any_hit::<C, T>(py, target, origins, directions, args),
         "first" => {
             let ids = on_rays(py, origins, directions, args, |rays, o| {
@@ -450,8 +481,10 @@ pub fn ray_query<'py, C: Coord, T: Target<C>>(
     }
 }
 
-/// Closest hits: a dict of columns, one row per ray (`t` and `point` in `C`).
-fn closest_hit<'py, C: Coord, T: Target<C>>(
+/// Closest hits: a dict of columns, one row per ray (`t` and `point` in `C`); without
+/// `FULL` ("cast"), the columns of open3d's `cast_rays` alone (no `hit`, `point` and
+/// `front_face`).
+fn closest_hit<'py, const FULL: bool, C: Coord, T: Target<C>>(
     py: Python<'py>,
     target: &T,
     origins: &Bound<'py, PyAny>,
@@ -459,9 +492,9 @@ fn closest_hit<'py, C: Coord, T: Target<C>>(
     args: &RayArgs,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cols = on_rays(py, origins, directions, args, |rays, o| {
-        Columns::<C>::closest(target, rays, o)
+        Columns::<C>::closest::<FULL, T>(target, rays, o)
     })?;
-    cols.into_dict(py)
+    cols.into_dict(py, FULL)
 }
 
 /// The triangle of each ray's closest hit as int64, -1 for a miss (trimesh's
@@ -565,7 +598,7 @@ fn all_hits<'py, C: Coord, T: Target<C>>(
         }
         Ok((cols, ray_index))
     })?;
-    let d = cols.into_dict(py)?;
+    let d = cols.into_dict(py, true)?;
     d.set_item("ray", arr1(py, ray_index))?;
     Ok(d)
 }

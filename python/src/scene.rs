@@ -382,7 +382,8 @@ impl PyScene {
     }
 
     /// The ray queries behind the package's `Scene.closest_hit`, `any_hit` and `all_hits`
-    /// (`kind` "closest", "any" or "all"; `query` the dict of `_Queries._kw`). float64 rays
+    /// (`kind` "closest", "any" or "all"; "cast" and "first" for the drop-ins; `query` the
+    /// dict of `_Queries._kw`). float64 rays
     /// take the f64 path.
     fn rays<'py>(
         &self,

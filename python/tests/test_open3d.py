@@ -166,3 +166,39 @@ def test_accepts_float64_and_legacy_meshes():
     # Bad rays miss rather than raise, as in open3d.
     bad = np.array([[0.5, 0.5, 10, 0, 0, 0], [np.nan, 0, 0, 0, 0, 1]], np.float32)
     assert np.isinf(s.cast_rays(bad)["t_hit"]).all()
+
+
+@pytest.mark.parametrize("two", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cast_rays_equals_closest_hit(two, dtype):
+    # cast_rays builds only open3d's columns ("cast"); they must be closest_hit's, row for
+    # row, on one mesh and on a scene (float64 rays on its float64 path), flat and
+    # image-shaped (tiles), bad rays included.
+    from raypick import Mesh, Scene
+
+    V, F = bunny()
+    s = RaycastingScene()
+    s.add_triangles(V.astype(np.float32), F.astype(np.uint32))
+    target = Mesh(V, F)
+    if two:
+        s.add_triangles((V + 3).astype(np.float32), F.astype(np.uint32))
+        target = Scene()
+        target.add_instance(target.add_mesh(Mesh(V, F)))
+        target.add_instance(target.add_mesh(Mesh(V + 3, F)))
+    o, d = random_rays(np.random.default_rng(24), V, 16 * 36)
+    rays = np.hstack([o, d]).astype(dtype)
+    rays[5, 3:] = 0
+    rays[7, 0] = np.nan
+    for shaped in (rays, rays.reshape(16, 36, 6)):
+        ans = s.cast_rays(shaped, nthreads=1)
+        ref = target.closest_hit(shaped, strict=False, threads=1)
+        assert ans["t_hit"].dtype == np.float32 and ans["t_hit"].shape == shaped.shape[:-1]
+        np.testing.assert_array_equal(ans["t_hit"], ref.t.astype(np.float32))
+        np.testing.assert_array_equal(ans["geometry_ids"], ref.instance)
+        np.testing.assert_array_equal(ans["primitive_ids"], ref.triangle)
+        np.testing.assert_array_equal(ans["primitive_uvs"], ref.uv)
+        np.testing.assert_array_equal(ans["primitive_normals"], ref.normal)
+        assert np.isinf(ans["t_hit"].reshape(-1)[[5, 7]]).all()
+        assert np.isfinite(ans["t_hit"]).sum() > 100
+        if two:
+            assert set(np.unique(ans["geometry_ids"])) == {0, 1, INVALID}
