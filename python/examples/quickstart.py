@@ -56,3 +56,9 @@ moved[0, 3] = 12.0
 scene.add_instance(m, moved)
 shots = np.array([[0.0, 4.8, 20.0, 0, 0, -1], [12.0, 4.8, 20.0, 0, 0, -1]])
 print(f"scene instances hit: {scene.closest_hit(shots).instance.tolist()}")
+
+# Inside or outside the scene's solids, and how far, at a point in each bunny and one between.
+probe = np.array([[0.0, 4.8, 0.0], [12.0, 4.8, 0.0], [6.0, 4.8, 0.0]])
+sd = scene.signed_distance(probe)
+print(f"scene contains: {scene.contains(probe).tolist()}, signed distances {r(sd.distance)} "
+      f"to instances {sd.instance.tolist()}")

@@ -196,14 +196,17 @@ class Nearest:
 
 
 class SignedDistance:
-    """Signed distances of query points to a :class:`Mesh`, in the points' leading shape ``S``.
+    """Signed distances of query points to a :class:`Mesh` or a :class:`Scene`, in the points'
+    leading shape ``S``.
 
     Attributes:
         distance: float32 ``S``; the distance to the nearest surface point, negative inside
             (winding number >= 0.5), 0 on the surface (NaN for a non-finite point with
             ``strict=False``, or an empty mesh).
         point: float32 ``S + (3,)``; the nearest surface point.
-        triangle: uint32 ``S``; its triangle.
+        instance: uint32 ``S``; its instance (0 on a :class:`Mesh`; 4294967295 where
+            there is none).
+        triangle: uint32 ``S``; its triangle (4294967295 on a scene's shape, or none).
         uv: float32 ``S + (2,)``; its barycentrics.
         winding_number: float32 ``S``; the generalized winding number that decided the side:
             exact on a closed mesh off the surface; on an open mesh that of
@@ -212,7 +215,7 @@ class SignedDistance:
             farther out.
     """
 
-    __slots__ = ("distance", "point", "triangle", "uv", "winding_number")
+    __slots__ = ("distance", "point", "instance", "triangle", "uv", "winding_number")
 
     def __init__(self, d: dict, lead: tuple):
         for k, v in _shaped(d, lead).items():
@@ -289,6 +292,41 @@ class _Queries:
         p, lead = _points(points)
         return Nearest(self._native.nearest_point(p, float(max_distance), strict=bool(strict), threads=threads), lead)
 
+    def winding_number(self, points: ArrayLike, *, strict: bool = True,
+                       threads: Optional[int] = None) -> np.ndarray:
+        """The generalized winding number of each point: float32 in the points' leading shape,
+        1 inside a closed, outward-facing mesh, 0 outside, fractional near holes.
+
+        On a closed mesh (corners welded by position) it is counted exactly off the surface:
+        the signed crossings of one ray, each crossing through an edge or a vertex counted
+        once. On an open mesh: exact float64 solid angles near the point and a second-order
+        far-field expansion for distant clusters (Barill et al. 2018), within 1e-3 of the
+        exact sum. On a :class:`Scene`: the sum over every instance at the point taken to
+        its object space (a closed mesh gives 1 inside under any invertible transform,
+        mirrors included), plus 1 inside each shape; every object counts, whatever its mask.
+        """
+        p, lead = _points(points)
+        return self._native.solid("winding_number", p, strict=bool(strict), threads=threads).reshape(lead)
+
+    def contains(self, points: ArrayLike, *, strict: bool = True,
+                 threads: Optional[int] = None) -> np.ndarray:
+        """Whether each point is inside: winding number >= 0.5, or exactly on the surface.
+
+        Robust on meshes with small holes or self-intersections, where ray parity is not.
+        On a :class:`Scene`, inside the union of its solids (the winding numbers summed, see
+        :meth:`winding_number`).
+        """
+        p, lead = _points(points)
+        return self._native.solid("contains", p, strict=bool(strict), threads=threads).reshape(lead)
+
+    def signed_distance(self, points: ArrayLike, *, strict: bool = True,
+                        threads: Optional[int] = None) -> "SignedDistance":
+        """The exact distance to the surface, negative where :meth:`contains` is true, with
+        the nearest point (see :class:`SignedDistance`). On a :class:`Scene`, the world
+        distance to the nearest object."""
+        p, lead = _points(points)
+        return SignedDistance(self._native.solid("signed_distance", p, strict=bool(strict), threads=threads), lead)
+
 
 class Mesh(_Queries):
     """A triangle mesh with its BVH.
@@ -321,36 +359,6 @@ class Mesh(_Queries):
         if f.ndim != 2 or f.shape[1] != 3:
             raise RaypickError(f"faces must have shape (M, 3), got {f.shape}")
         self._native = _raypick.Mesh(v, f.astype(np.int64, copy=False), threads=threads)
-
-    def winding_number(self, points: ArrayLike, *, strict: bool = True,
-                       threads: Optional[int] = None) -> np.ndarray:
-        """The generalized winding number of each point: float32 in the points' leading shape,
-        1 inside a closed, outward-facing mesh, 0 outside, fractional near holes.
-
-        On a closed mesh (corners welded by position) it is counted exactly off the surface:
-        the signed crossings of one ray, each crossing through an edge or a vertex counted
-        once. On an open mesh: exact float64 solid angles near the point and a second-order
-        far-field expansion for distant clusters (Barill et al. 2018), within 1e-3 of the
-        exact sum.
-        """
-        p, lead = _points(points)
-        return self._native.solid("winding_number", p, strict=bool(strict), threads=threads).reshape(lead)
-
-    def contains(self, points: ArrayLike, *, strict: bool = True,
-                 threads: Optional[int] = None) -> np.ndarray:
-        """Whether each point is inside: winding number >= 0.5, or exactly on the surface.
-
-        Robust on meshes with small holes or self-intersections, where ray parity is not.
-        """
-        p, lead = _points(points)
-        return self._native.solid("contains", p, strict=bool(strict), threads=threads).reshape(lead)
-
-    def signed_distance(self, points: ArrayLike, *, strict: bool = True,
-                        threads: Optional[int] = None) -> SignedDistance:
-        """The exact distance to the surface, negative where :meth:`contains` is true, with
-        the nearest point (see :class:`SignedDistance`)."""
-        p, lead = _points(points)
-        return SignedDistance(self._native.solid("signed_distance", p, strict=bool(strict), threads=threads), lead)
 
     @classmethod
     def _wrap(cls, native) -> "Mesh":

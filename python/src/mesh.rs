@@ -212,6 +212,6 @@ impl PyMesh {
         strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::solid::solid_query(py, kind, &self.mesh, points, strict, threads)
+        crate::solid::solid_query(py, kind, &*self.mesh, points, strict, threads)
     }
 }

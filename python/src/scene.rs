@@ -400,6 +400,24 @@ impl PyScene {
         queries::ray_query::<f32, _>(py, kind, &g.scene, origins, directions, &query)
     }
 
+    /// The solid queries behind the package's `Scene.winding_number` (the sum over every
+    /// instance under its transform, plus 1 inside each shape), `contains` (winding number
+    /// >= 0.5, or exactly on a surface) and `signed_distance` (negative inside, with the
+    /// nearest surface points and their instances): `kind` "winding_number", "contains" or
+    /// "signed_distance". Every object counts, whatever its mask.
+    #[pyo3(signature = (kind, points, strict=true, threads=None))]
+    fn solid<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        points: &Bound<'py, PyAny>,
+        strict: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.read();
+        crate::solid::solid_query(py, kind, &g.scene, points, strict, threads)
+    }
+
     /// What the cursor at window position `(x, y)` of a `width` x `height` viewport picks:
     /// `None` for nothing, else a dict with `hit` (a dict or `None`), with `snap_radius`
     /// (pixels) the nearest `vertex` and `edge` within it, and `prim`: the point or segment

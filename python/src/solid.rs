@@ -1,11 +1,86 @@
-//! Solid queries on `raypick.Mesh`: winding numbers, inside tests, signed distances.
+//! Solid queries on `raypick.Mesh` and `raypick.Scene`: winding numbers, inside tests,
+//! signed distances.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use raypick::query::Mesh;
+use raypick::primitives::Point3;
+use raypick::query::scene::HitGeometry;
+use raypick::query::{Mesh, Scene};
 
 use crate::convert::{arr1, arr2, points, FloatArg};
+use crate::queries::INVALID;
 use crate::{pool, RaypickError};
+
+/// One signed distance, whatever it was measured to.
+pub struct Signed {
+    pub distance: f32,
+    pub point: [f32; 3],
+    pub instance: u32,
+    pub triangle: u32,
+    pub uv: [f32; 2],
+    pub winding_number: f32,
+}
+
+/// A mesh or a scene, asked the solid queries in batches (each the library's own batch).
+pub trait SolidTarget: Sync {
+    fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32>;
+    fn contains_points(&self, p: &[Point3<f32>]) -> Vec<bool>;
+    fn signed_distances(&self, p: &[Point3<f32>]) -> Vec<Option<Signed>>;
+}
+
+impl SolidTarget for Mesh {
+    fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32> {
+        Mesh::winding_numbers(self, p)
+    }
+    fn contains_points(&self, p: &[Point3<f32>]) -> Vec<bool> {
+        Mesh::contains_points(self, p)
+    }
+    fn signed_distances(&self, p: &[Point3<f32>]) -> Vec<Option<Signed>> {
+        Mesh::signed_distances(self, p)
+            .into_iter()
+            .map(|s| {
+                s.map(|s| Signed {
+                    distance: s.distance,
+                    point: s.point.into(),
+                    instance: 0,
+                    triangle: s.triangle,
+                    uv: [s.u, s.v],
+                    winding_number: s.winding_number,
+                })
+            })
+            .collect()
+    }
+}
+
+impl SolidTarget for Scene {
+    fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32> {
+        Scene::winding_numbers(self, p)
+    }
+    fn contains_points(&self, p: &[Point3<f32>]) -> Vec<bool> {
+        Scene::contains_points(self, p)
+    }
+    fn signed_distances(&self, p: &[Point3<f32>]) -> Vec<Option<Signed>> {
+        Scene::signed_distances(self, p)
+            .into_iter()
+            .map(|s| {
+                s.map(|s| {
+                    let (triangle, uv) = match s.geometry {
+                        HitGeometry::Triangle { triangle, u, v, .. } => (triangle, [u, v]),
+                        HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
+                    };
+                    Signed {
+                        distance: s.distance,
+                        point: s.point.into(),
+                        instance: s.instance.index(),
+                        triangle,
+                        uv,
+                        winding_number: s.winding_number,
+                    }
+                })
+            })
+            .collect()
+    }
+}
 
 /// Runs `f` over the points of `pts` without the GIL.
 fn over_points<'py, T: Send>(
@@ -13,34 +88,34 @@ fn over_points<'py, T: Send>(
     pts: &Bound<'py, PyAny>,
     strict: bool,
     threads: Option<usize>,
-    f: impl FnOnce(&[raypick::primitives::Point3<f32>]) -> T + Send,
+    f: impl FnOnce(&[Point3<f32>]) -> T + Send,
 ) -> PyResult<T> {
     let pa = FloatArg::extract(pts, "points", 3)?;
     let pv = pa.view();
     pool::run(py, threads, || Ok(f(&points(&pv, "point", strict)?)))
 }
 
-/// The solid query `kind` ("winding_number", "contains" or "signed_distance") of `mesh`
+/// The solid query `kind` ("winding_number", "contains" or "signed_distance") of `target`
 /// at the points: winding numbers in float32 (NaN for a non-finite point when not strict),
 /// inside tests (false for one), signed distances as columns.
-pub fn solid_query<'py>(
+pub fn solid_query<'py, T: SolidTarget>(
     py: Python<'py>,
     kind: &str,
-    mesh: &Mesh,
+    target: &T,
     pts: &Bound<'py, PyAny>,
     strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match kind {
         "winding_number" => {
-            let w = over_points(py, pts, strict, threads, |p| mesh.winding_numbers(p))?;
+            let w = over_points(py, pts, strict, threads, |p| target.winding_numbers(p))?;
             Ok(arr1(py, w).into_any())
         }
         "contains" => {
-            let c = over_points(py, pts, strict, threads, |p| mesh.contains_points(p))?;
+            let c = over_points(py, pts, strict, threads, |p| target.contains_points(p))?;
             Ok(arr1(py, c).into_any())
         }
-        "signed_distance" => Ok(signed_distances(py, mesh, pts, strict, threads)?.into_any()),
+        "signed_distance" => Ok(signed_distances(py, target, pts, strict, threads)?.into_any()),
         other => Err(RaypickError::new_err(format!(
             "unknown solid query {other:?}"
         ))),
@@ -48,43 +123,43 @@ pub fn solid_query<'py>(
 }
 
 /// Signed distances (negative inside) with the nearest points, as columns.
-fn signed_distances<'py>(
+fn signed_distances<'py, T: SolidTarget>(
     py: Python<'py>,
-    mesh: &Mesh,
+    target: &T,
     pts: &Bound<'py, PyAny>,
     strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let found = over_points(py, pts, strict, threads, |p| mesh.signed_distances(p))?;
+    let found = over_points(py, pts, strict, threads, |p| target.signed_distances(p))?;
     let n = found.len();
-    let (mut distance, mut point, mut triangle, mut uv, mut winding) = (
+    let (mut distance, mut point, mut instance, mut triangle, mut uv, mut winding) = (
         Vec::with_capacity(n),
         Vec::with_capacity(3 * n),
+        Vec::with_capacity(n),
         Vec::with_capacity(n),
         Vec::with_capacity(2 * n),
         Vec::with_capacity(n),
     );
     for s in found {
-        match s {
-            Some(s) => {
-                distance.push(s.distance);
-                point.extend_from_slice(&<[f32; 3]>::from(s.point));
-                triangle.push(s.triangle);
-                uv.extend_from_slice(&[s.u, s.v]);
-                winding.push(s.winding_number);
-            }
-            None => {
-                distance.push(f32::NAN);
-                point.extend_from_slice(&[f32::NAN; 3]);
-                triangle.push(crate::queries::INVALID);
-                uv.extend_from_slice(&[0.0; 2]);
-                winding.push(f32::NAN);
-            }
-        }
+        let s = s.unwrap_or(Signed {
+            distance: f32::NAN,
+            point: [f32::NAN; 3],
+            instance: INVALID,
+            triangle: INVALID,
+            uv: [0.0; 2],
+            winding_number: f32::NAN,
+        });
+        distance.push(s.distance);
+        point.extend_from_slice(&s.point);
+        instance.push(s.instance);
+        triangle.push(s.triangle);
+        uv.extend_from_slice(&s.uv);
+        winding.push(s.winding_number);
     }
     let d = PyDict::new(py);
     d.set_item("distance", arr1(py, distance))?;
     d.set_item("point", arr2(py, point, 3)?)?;
+    d.set_item("instance", arr1(py, instance))?;
     d.set_item("triangle", arr1(py, triangle))?;
     d.set_item("uv", arr2(py, uv, 2)?)?;
     d.set_item("winding_number", arr1(py, winding))?;

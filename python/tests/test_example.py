@@ -15,6 +15,7 @@ def test_quickstart_runs():
     assert "counts per ray [0, 2]" in out  # a closed mesh: every ray enters and leaves
     assert "any_hit on a segment through the bunny: True" in out
     assert "scene instances hit: [0, 1]" in out
+    assert "scene contains: [True, True, False]" in out
 
 
 def test_points_example_runs():

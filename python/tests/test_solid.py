@@ -64,3 +64,83 @@ def test_solid_errors_and_strict():
     np.testing.assert_array_equal(m.contains(bad, strict=False), [True, False])
     assert np.isnan(m.signed_distance(bad, strict=False).distance[1])
     assert m.signed_distance(bad, strict=False).distance[0] < 0
+
+
+def _rotation(ax, ay, az):
+    cx, sx, cy, sy, cz, sz = np.cos(ax), np.sin(ax), np.cos(ay), np.sin(ay), np.cos(az), np.sin(az)
+    rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    return rz @ ry @ rx
+
+
+def test_scene_solid_queries_equal_brute_force_over_world_triangles(edge_report):
+    # Three instances: the bunny (open: holes) as is, an icosphere under a similarity and one
+    # under a mirroring non-uniform scale. The oracle sums float64 solid angles over the
+    # world triangles (a mirrored instance's turned round: the scene places its solid), and
+    # takes the world distance over all of them.
+    (bv, bf), (iv, i_f) = bunny(), icosphere(2)
+    sim = np.eye(4)
+    sim[:3, :3] = 2.5 * _rotation(0.3, -0.7, 1.1)
+    sim[:3, 3] = [8.0, 3.0, 1.0]
+    mirror = np.eye(4)
+    mirror[:3, :3] = np.diag([-1.5, 0.7, 1.2])
+    mirror[:3, 3] = [-7.0, 4.0, -1.0]
+    scene = raypick.Scene()
+    scene.add_instance(scene.add_mesh(raypick.Mesh(bv, bf)))
+    ico = scene.add_mesh(raypick.Mesh(iv, i_f))
+    scene.add_instance(ico, sim)
+    scene.add_instance(ico, mirror)
+
+    def world(v, t):
+        return f32(v) @ t[:3, :3].T + t[:3, 3]
+
+    V = np.vstack([f32(bv), world(iv, sim), world(iv, mirror)])
+    n0, n1 = len(bv), len(bv) + len(iv)
+    F = np.vstack([bf, i_f + n0, i_f[:, ::-1] + n1])
+    # Uniform in the world box, and 100 points inside and 100 outside each icosphere
+    # instance (object points at radius 0.1-0.9 and 1.1-1.5, placed).
+    rng = np.random.default_rng(34)
+    shell = rng.normal(size=(400, 3))
+    shell *= (np.r_[rng.uniform(0.1, 0.9, 200), rng.uniform(1.1, 1.5, 200)] / np.linalg.norm(shell, axis=1))[:, None]
+    placed = np.vstack([shell[k::2] @ t[:3, :3].T + t[:3, 3] for k, t in enumerate((sim, mirror))])
+    flat = np.vstack([points(V, 200, 33), placed])
+    p = flat.reshape(30, 20, 3)
+
+    w = scene.winding_number(p)
+    assert w.shape == (30, 20) and w.dtype == np.float32
+    want = winding_number(f32(flat), V, F)
+    np.testing.assert_allclose(w.ravel(), want, atol=3e-3)
+    # Each closed icosphere adds exactly 1 inside itself, the mirrored one too.
+    inner = np.r_[200:300, 400:500]
+    np.testing.assert_allclose(w.ravel()[inner], 1, atol=3e-3)
+    assert scene.contains(placed[[0, 200]]).all()
+
+    inside = scene.contains(p)
+    assert inside.shape == (30, 20) and inside.dtype == bool
+    clear = np.abs(want - 0.5) > 0.05
+    np.testing.assert_array_equal(inside.ravel()[clear], (want >= 0.5)[clear])
+    edge_report(int((~clear).sum()), len(want), "points with winding number near 0.5")
+
+    s = scene.signed_distance(p)
+    assert s.distance.shape == (30, 20) and s.instance.shape == (30, 20)
+    d = point_triangle_distance(f32(flat), V, F)
+    np.testing.assert_allclose(np.abs(s.distance.ravel()), d, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal((s.distance < 0).ravel(), inside.ravel() & (d > 0))
+    # The nearest point lies on the instance it names, at the reported distance.
+    owner = np.searchsorted([n0, n1], F[:, 0], side="right")
+    assert set(np.unique(s.instance)) <= {0, 1, 2}
+    for k in range(3):
+        sel = s.instance.ravel() == k
+        np.testing.assert_allclose(
+            np.linalg.norm(s.point.reshape(-1, 3)[sel] - flat[sel], axis=1), d[sel], rtol=1e-4, atol=1e-5
+        )
+        own = point_triangle_distance(f32(flat[sel]), V, F[owner == k])
+        np.testing.assert_allclose(own, d[sel], rtol=1e-4, atol=1e-5)
+    bad = np.array([[0.0, 0.0, 0.0], [np.nan, 0.0, 0.0]])
+    with pytest.raises(raypick.RaypickError, match="point 1 is not finite"):
+        scene.contains(bad)
+    assert np.isnan(scene.signed_distance(bad, strict=False).distance[1])
+    empty = raypick.Scene()
+    assert not empty.contains(flat[:3]).any() and (empty.winding_number(flat[:3]) == 0).all()
+    assert np.isnan(empty.signed_distance(flat[:3]).distance).all()
