@@ -37,6 +37,37 @@ const CUBIC: [[usize; 3]; 10] = [
     [0, 1, 2],
 ];
 
+/// How many of a monomial's three axes are x, y and z.
+const fn axis_counts(m: [usize; 3]) -> [usize; 3] {
+    let mut c = [0; 3];
+    c[m[0]] += 1;
+    c[m[1]] += 1;
+    c[m[2]] += 1;
+    c
+}
+
+/// `CUBIC_AT[a][b][k]`: the row of [`CUBIC`] of the monomial with axes `a`, `b` and `k` in
+/// any order (a table, as the lanes of every node of the winding tree look it up 27 times
+/// a slot).
+const CUBIC_AT: [[[usize; 3]; 3]; 3] = {
+    let mut at = [[[0; 3]; 3]; 3];
+    let mut i = 0;
+    while i < 27 {
+        let (a, b, k) = (i / 9, i / 3 % 3, i % 3);
+        let want = axis_counts([a, b, k]);
+        let mut row = 0;
+        while row < CUBIC.len() {
+            let c = axis_counts(CUBIC[row]);
+            if c[0] == want[0] && c[1] == want[1] && c[2] == want[2] {
+                at[a][b][k] = row;
+            }
+            row += 1;
+        }
+        i += 1;
+    }
+    at
+};
+
 /// A slot is far only beyond this squared distance in frame units (1e-5 of the frame's
 /// scale): nearer, the seventh power of the inverse distance would overflow f32. Such a
 /// slot is taken apart instead (its radius is smaller still).
@@ -141,10 +172,7 @@ impl ExpansionLanes {
                 for b in 0..3 {
                     quadratic[PAIR[a][b]] += e.m[a][b];
                     for k in 0..3 {
-                        let mut abk = [a, b, k];
-                        abk.sort_unstable();
-                        let at = CUBIC.iter().position(|m| *m == abk).unwrap_or(0);
-                        cubic[at] += e.t[a][PAIR[b][k]];
+                        cubic[CUBIC_AT[a][b][k]] += e.t[a][PAIR[b][k]];
                     }
                 }
             }
@@ -235,6 +263,20 @@ impl ExpansionLanes {
 mod tests {
     use super::super::expansion::{centroid, Expansion, CLUSTER};
     use super::*;
+
+    /// Each ordering of three axes finds the row of its monomial.
+    #[test]
+    fn cubic_rows_of_every_axis_order() {
+        for a in 0..3 {
+            for b in 0..3 {
+                for k in 0..3 {
+                    let mut abk = [a, b, k];
+                    abk.sort_unstable();
+                    assert_eq!(CUBIC[CUBIC_AT[a][b][k]], abk, "{a} {b} {k}");
+                }
+            }
+        }
+    }
 
     /// The lanes give the f64 expansions' values to f32 precision, far slots only.
     #[test]
