@@ -27,15 +27,9 @@ const FIRST_WINDING_TOL: f64 = 0.105;
 /// Van Oosterom-Strackee formula) over 4π, in f64.
 fn oracle_winding(m: &TestMesh, p: &Point3<f32>) -> f64 {
     let q = v64(p);
-    let mut sum = 0.0;
-    for i in 0..m.triangles.len() {
-        let [a, b, c] = m.tri(i).map(|x| sub(v64(&x), q));
-        let det = dot(a, cross(b, c));
-        let (la, lb, lc) = (norm(a), norm(b), norm(c));
-        let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-        sum += 2.0 * det.atan2(den);
-    }
-    sum / (4.0 * std::f64::consts::PI)
+    (0..m.triangles.len())
+        .map(|i| winding_term_64(q, m.tri(i).map(|x| v64(&x))))
+        .sum()
 }
 
 /// The distance by brute force over every triangle (an independent f64 kernel).

@@ -14,11 +14,7 @@ fn oracle(world: &[[Point3<f32>; 3]], p: &Point3<f32>) -> (f64, f64) {
     let q = v64(p);
     let (mut w, mut d2) = (0.0, f64::INFINITY);
     for t in world {
-        let [a, b, c] = t.map(|x| sub(v64(&x), q));
-        let det = dot(a, cross(b, c));
-        let (la, lb, lc) = (norm(a), norm(b), norm(c));
-        let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-        w += 2.0 * det.atan2(den) / (4.0 * std::f64::consts::PI);
+        w += winding_term_64(q, t.map(|x| v64(&x)));
         d2 = d2.min(point_tri_dist2_f64(p, t));
     }
     (w, d2.sqrt())

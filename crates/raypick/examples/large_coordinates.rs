@@ -1,6 +1,6 @@
 //! Picking a building placed in UTM coordinates (zone 32N, metres), where f32 can only
 //! step by 0.5 m, through the f64 path: the mesh is re-centred when built, its offset goes
-//! into the instance's f64 transform, and rays and hit points stay f64.
+//! into the instance's f64 transform, and rays, hit points and query points stay f64.
 //!
 //! ```text
 //! cargo run --release --example large_coordinates
@@ -85,6 +85,23 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         None => println!("f32 path: missed"),
     }
+
+    // A point 4 cm in front of the wall: its signed distance through the f64 path, and
+    // through the f32 one (the point rounded to f32 world coordinates first).
+    let probe = Point3::new(corner.x + 3.37, corner.y - 0.04, corner.z + 1.0);
+    let sd = scene
+        .signed_distance_f64(probe)
+        .ok_or("no signed distance")?;
+    println!(
+        "f64 path: signed distance {:.4} m, inside {}",
+        sd.distance,
+        scene.contains_f64(probe)
+    );
+    assert!((sd.distance - 0.04).abs() < 1e-4);
+    let sd32 = scene
+        .signed_distance(probe.cast())
+        .ok_or("no signed distance")?;
+    println!("f32 path: signed distance {:.4} m", sd32.distance);
 
     // A camera placed in the same coordinates picks through the same path.
     let eye = Point3::new(corner.x + 6.0, corner.y - 40.0, corner.z + 7.5);

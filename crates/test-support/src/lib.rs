@@ -195,8 +195,11 @@ pub fn rel(a: f64, b: f64) -> f64 {
 /// Closest point on a triangle in f64 by an independent method: the plane projection if
 /// inside, else the closest of the three edges. Returns the squared distance.
 pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
-    let p = v64(p);
-    let [a, b, c] = tri.map(|x| v64(&x));
+    point_tri_dist2_64(v64(p), tri.map(|x| v64(&x)))
+}
+
+/// [`point_tri_dist2_f64`] of f64 input.
+pub fn point_tri_dist2_64(p: V64, [a, b, c]: [V64; 3]) -> f64 {
     let seg = |a: V64, b: V64| {
         let ab = sub(b, a);
         let l = dot(ab, ab);
@@ -224,6 +227,16 @@ pub fn point_tri_dist2_f64(p: &Point3<f32>, tri: &[Point3<f32>; 3]) -> f64 {
         }
     }
     best
+}
+
+/// The signed solid angle of triangle `t` seen from `p`, over 4π (Van Oosterom and
+/// Strackee): its term of the generalized winding number.
+pub fn winding_term_64(p: V64, t: [V64; 3]) -> f64 {
+    let [a, b, c] = t.map(|x| sub(x, p));
+    let det = dot(a, cross(b, c));
+    let (la, lb, lc) = (norm(a), norm(b), norm(c));
+    let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+    2.0 * det.atan2(den) / (4.0 * std::f64::consts::PI)
 }
 
 /// Reruns this test binary's tests matching `filter` (all but the caller, `caller`) in child

@@ -50,6 +50,7 @@ mod coherent;
 mod ids;
 mod large;
 mod large_batch;
+mod large_solid;
 mod marquee;
 mod nearest;
 mod pair;
@@ -79,6 +80,7 @@ use transform::{is_finite_box, InstanceTransform};
 
 pub use ids::{InstanceId, MeshId, SceneError};
 pub use large::{RecentredMesh, SceneHit64};
+pub use large_solid::{SceneNearest64, SceneSignedDistance64};
 pub use marquee::{SelectMode, SelectOptions, Selected, Selection, VisibleSampling};
 pub use nearest::SceneNearest;
 pub use pick::{Pick, PickError, PickOptions, SnapEdge, SnapVertex};

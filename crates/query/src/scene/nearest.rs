@@ -37,21 +37,31 @@ pub struct SceneNearest {
 
 /// Distance from `p` to the box (0 inside), rounded down a little so that it stays a lower
 /// bound through the f32 roundings.
-fn box_distance(p: &Point3<Real>, b: &Aabb) -> Real {
+pub(super) fn box_distance(p: &Point3<Real>, b: &Aabb) -> Real {
     (f64::from(b.distance_squared_to_point(p)).sqrt() * (1.0 - 1e-6)) as Real
 }
 
-fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
+pub(super) fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
     (a.cast::<f64>() - b.cast::<f64>()).norm()
 }
 
-struct Best {
-    found: Option<SceneNearest>,
-    distance: f64,
+pub(super) struct Best {
+    pub(super) found: Option<SceneNearest>,
+    /// The found point in f64 world coordinates (the f64 queries' answer).
+    pub(super) point64: nalgebra::Point3<f64>,
+    pub(super) distance: f64,
 }
 
 impl Best {
-    fn offer(&mut self, cand: SceneNearest, d: f64) {
+    pub(super) fn new(max_distance: f64) -> Self {
+        Self {
+            found: None,
+            point64: nalgebra::Point3::origin(),
+            distance: max_distance,
+        }
+    }
+
+    pub(super) fn offer(&mut self, cand: SceneNearest, d: f64, point64: nalgebra::Point3<f64>) {
         let better = d < self.distance
             || (d == self.distance
                 && self.found.as_ref().is_none_or(|b| {
@@ -59,10 +69,11 @@ impl Best {
                 }));
         if better {
             self.distance = d;
+            self.point64 = point64;
             self.found = Some(cand);
         }
     }
-    fn bound(&self) -> Real {
+    pub(super) fn bound(&self) -> Real {
         // Rounded up so that equal candidates elsewhere are still visited.
         (self.distance * (1.0 + 1e-6)) as Real
     }
@@ -90,10 +101,7 @@ impl Scene {
         if !(max_distance >= 0.0) || !p.iter().all(|c| c.is_finite()) {
             return None;
         }
-        let mut best = Best {
-            found: None,
-            distance: f64::from(max_distance),
-        };
+        let mut best = Best::new(f64::from(max_distance));
         let visit = |slot: u32, best: &mut Best| {
             let id = self.id_of(slot);
             if let Some(obj) = self.slot_object(slot) {
@@ -142,7 +150,7 @@ impl Scene {
                     distance: d as Real,
                     user_data: obj.user_data,
                 };
-                best.offer(cand, d);
+                best.offer(cand, d, w.cast());
             }
             Geometry::Mesh {
                 id: mid,
@@ -171,9 +179,11 @@ impl Scene {
                             user_data: obj.user_data,
                         },
                         d,
+                        w.cast(),
                     );
                 } else {
-                    nearest_general(id, obj, *mid, mesh, source, p, best);
+                    let at = nalgebra::Point3::origin();
+                    nearest_general(id, t, obj.user_data, *mid, mesh, source, p, &at, best);
                 }
             }
         }
@@ -202,17 +212,21 @@ impl Scene {
     }
 }
 
-/// World-space best-first search of a non-uniformly scaled instance.
-fn nearest_general(
+/// World-space best-first search of a non-uniformly scaled instance, placed by `t` in a
+/// world frame whose origin is the f64 world point `at` (the origin for the f32 queries; the
+/// query point for the f64 ones, `t` then shifted by it).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn nearest_general(
     id: InstanceId,
-    obj: &Object,
+    t: &super::transform::InstanceTransform,
+    user_data: u64,
     mid: super::MeshId,
     mesh: &Mesh,
     source: &MeshSource,
     p: &Point3<Real>,
+    at: &nalgebra::Point3<f64>,
     best: &mut Best,
 ) {
-    let t = &obj.transform;
     mesh.tree().traverse_best_first(
         best.bound(),
         |b| box_distance(p, &t.box_to_world(b)),
@@ -224,6 +238,7 @@ fn nearest_general(
                 };
                 let d = distance64(&q.point, p);
                 if d <= best.distance {
+                    let point64 = at + q.point.coords.cast::<f64>();
                     best.offer(
                         SceneNearest {
                             instance: id,
@@ -233,11 +248,12 @@ fn nearest_general(
                                 u: q.u,
                                 v: q.v,
                             },
-                            point: q.point,
+                            point: point64.cast(),
                             distance: d as Real,
-                            user_data: obj.user_data,
+                            user_data,
                         },
                         d,
+                        point64,
                     );
                 }
             }

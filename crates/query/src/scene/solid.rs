@@ -6,7 +6,33 @@ use crate::mesh::solid::{side_margin, FirstPass, Winding, FINE_TOL};
 use raypick_primitives::{Point3, Real};
 
 use super::query::HitGeometry;
+use super::transform::InstanceTransform;
 use super::{Geometry, InstanceId, Scene, SceneQuery};
+
+/// A world query point: f32, or f64 for scenes far from the origin (taken to each
+/// instance's frame in f64 and rounded to f32 only there).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum At {
+    F32(Point3<Real>),
+    F64(nalgebra::Point3<f64>),
+}
+
+impl At {
+    fn is_finite(&self) -> bool {
+        match self {
+            At::F32(p) => p.iter().all(|c| c.is_finite()),
+            At::F64(p) => p.iter().all(|c| c.is_finite()),
+        }
+    }
+
+    #[inline]
+    fn to_object(self, t: &InstanceTransform) -> Point3<Real> {
+        match self {
+            At::F32(p) => t.point_to_object(&p),
+            At::F64(p) => t.point64_to_object(&p),
+        }
+    }
+}
 
 /// The signed distance of a point to a scene's surfaces.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,12 +63,12 @@ impl Scene {
     /// for a non-finite `p`.
     #[must_use]
     pub fn winding_number(&self, p: Point3<Real>) -> Real {
-        self.winding(p).0 as Real
+        self.winding(At::F32(p)).0 as Real
     }
 
     /// The winding number of `p` and whether `p` lies exactly on a mesh triangle (in its
     /// object space).
-    fn winding(&self, p: Point3<Real>) -> (f64, bool) {
+    pub(super) fn winding(&self, p: At) -> (f64, bool) {
         let (w, _) = self.winding_sum(p, false, None);
         (w.value, w.on_surface)
     }
@@ -58,7 +84,7 @@ impl Scene {
     /// at `p` (closed meshes counted by a ray, or open ones whose sum vouched for it); it is
     /// only looked for when `near`, a lower bound of `p`'s world distance to every surface,
     /// is not given (a mesh given its distance needs no search for it).
-    fn side_winding(&self, p: Point3<Real>, near: Option<Real>) -> (f64, bool, bool) {
+    pub(super) fn side_winding(&self, p: At, near: Option<Real>) -> (f64, bool, bool) {
         let (w, coarse) = self.winding_sum(p, true, near);
         let margin = side_margin(w.tolerance);
         if w.on_surface || !coarse || (w.value - 0.5).abs() > margin {
@@ -89,7 +115,7 @@ impl Scene {
     /// coarse sum (a side decision's first pass). `near` (side decisions only) bounds `p`'s
     /// world distance to every surface from below: a mesh under a similarity is given it in
     /// its own units.
-    fn winding_sum(&self, p: Point3<Real>, side: bool, near: Option<Real>) -> (Winding, bool) {
+    fn winding_sum(&self, p: At, side: bool, near: Option<Real>) -> (Winding, bool) {
         let mut sum = Winding {
             value: 0.0,
             on_surface: false,
@@ -97,7 +123,7 @@ impl Scene {
             off_surface: false,
             untouched: true,
         };
-        if !p.iter().all(|c| c.is_finite()) {
+        if !p.is_finite() {
             sum.value = f64::NAN;
             sum.untouched = false;
             return (sum, false);
@@ -115,7 +141,7 @@ impl Scene {
             let Some(obj) = self.slot_object(id.index()) else {
                 continue;
             };
-            let q = obj.transform.point_to_object(&p);
+            let q = p.to_object(&obj.transform);
             match &obj.geometry {
                 Geometry::Mesh { mesh, .. } => {
                     let w = if side {
@@ -157,7 +183,7 @@ impl Scene {
     /// [`crate::Mesh::contains`] does, when the total is far from 0.5.
     #[must_use]
     pub fn contains(&self, p: Point3<Real>) -> bool {
-        let (w, on, untouched) = self.side_winding(p, None);
+        let (w, on, untouched) = self.side_winding(At::F32(p), None);
         // At distance 0 the point is on a surface, as for `Mesh::contains`.
         on || w >= 0.5
             || (!untouched
@@ -172,7 +198,7 @@ impl Scene {
     #[must_use]
     pub fn signed_distance(&self, p: Point3<Real>) -> Option<SceneSignedDistance> {
         let near = self.nearest_point(&p, Real::INFINITY, &SceneQuery::default())?;
-        let (w, on, _) = self.side_winding(p, Some(near.distance));
+        let (w, on, _) = self.side_winding(At::F32(p), Some(near.distance));
         Some(SceneSignedDistance {
             distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,
@@ -185,7 +211,7 @@ impl Scene {
     /// True when some object is a mesh that is not closed (its solid queries sum winding
     /// numbers rather than count one ray). Builds every mesh's solid structures on the way
     /// (`Mesh::solid_tree`), as the batches that ask it are about to go parallel.
-    fn any_open_mesh(&self) -> bool {
+    pub(super) fn any_open_mesh(&self) -> bool {
         let mut open = false;
         for id in self.instances() {
             if let Some(Geometry::Mesh { mesh, .. }) =
@@ -221,6 +247,7 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::super::{Scene, SceneQuery};
+    use super::At;
     use crate::mesh::solid::probes::{octahedron, probes, sheet, soup};
     use nalgebra::{Matrix4, UnitQuaternion, Vector3};
     use rand::{Rng, SeedableRng};
@@ -265,7 +292,7 @@ mod tests {
             let mesh = soup(200, 1.0, 0.0, &mut rng);
             let (scene, points) = placed(mesh, pose, &mut rng);
             for p in points {
-                let (w, on, untouched) = scene.side_winding(p, None);
+                let (w, on, untouched) = scene.side_winding(At::F32(p), None);
                 let at_zero = scene
                     .nearest_point(&p, 0.0, &SceneQuery::default())
                     .is_some();
@@ -309,12 +336,12 @@ mod tests {
                     scene.add_instance(id, &pose).expect("invertible pose");
                 }
                 for p in points {
-                    let (side, has_coarse) = scene.winding_sum(p, true, None);
+                    let (side, has_coarse) = scene.winding_sum(At::F32(p), true, None);
                     if has_coarse {
                         coarse += 1;
                         continue;
                     }
-                    let (full, on) = scene.winding(p);
+                    let (full, on) = scene.winding(At::F32(p));
                     assert_eq!(side.value.to_bits(), full.to_bits(), "{p:?}");
                     assert_eq!(side.on_surface, on, "{p:?}");
                     fine += 1;
@@ -349,8 +376,8 @@ mod tests {
                         .nearest_point(&p, f32::INFINITY, &SceneQuery::default())
                         .expect("a mesh")
                         .distance;
-                    let (wg, og, _) = scene.side_winding(p, Some(near));
-                    let (ws, os, _) = scene.side_winding(p, None);
+                    let (wg, og, _) = scene.side_winding(At::F32(p), Some(near));
+                    let (ws, os, _) = scene.side_winding(At::F32(p), None);
                     assert_eq!(og, os, "{p:?} on the surface");
                     assert_eq!(og || wg >= 0.5, os || ws >= 0.5, "{p:?}: {wg} {ws}");
                     checked += 1;

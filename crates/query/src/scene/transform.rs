@@ -164,6 +164,45 @@ impl InstanceTransform {
         nalgebra::Point3::from(l * p.coords.cast::<f64>() + self.m64.fixed_view::<3, 1>(0, 3))
     }
 
+    /// World f64 point to object space, rounded to f32 only there.
+    #[inline]
+    pub fn point64_to_object(&self, p: &nalgebra::Point3<f64>) -> Point3<Real> {
+        let l = self.inv64.fixed_view::<3, 3>(0, 0);
+        Point3::from((l * p.coords + self.inv64.fixed_view::<3, 1>(0, 3)).cast::<Real>())
+    }
+
+    /// This placement followed by a move of the world by `-c`: world coordinates relative to
+    /// `c`, so that f32 world points near `c` keep the precision of the object's own data
+    /// however far `c` is from the origin. The linear part is unchanged. `None` when the
+    /// moved translation overflows f32.
+    pub fn shifted(&self, c: &nalgebra::Point3<f64>) -> Option<Self> {
+        let mut m64 = self.m64;
+        for i in 0..3 {
+            m64[(i, 3)] -= c[i];
+        }
+        let t64 = nalgebra::Vector3::new(m64[(0, 3)], m64[(1, 3)], m64[(2, 3)]);
+        let inv_t64 = -(self.inv64.fixed_view::<3, 3>(0, 0) * t64);
+        let mut inv64 = self.inv64;
+        inv64.fixed_view_mut::<3, 1>(0, 3).copy_from(&inv_t64);
+        let translation: Vector3<Real> = t64.cast();
+        let inv_translation: Vector3<Real> = inv_t64.cast();
+        if !translation
+            .iter()
+            .chain(inv_translation.iter())
+            .all(|c| c.is_finite())
+        {
+            return None;
+        }
+        Some(Self {
+            translation,
+            inv_translation,
+            m64,
+            inv64,
+            identity: false,
+            ..*self
+        })
+    }
+
     /// The world box of an object box (Arvo's method in f64, rounded outward to f32 so that
     /// it holds the f64 placement's box; near the origin it is the exact box).
     pub fn box_to_world(&self, b: &Aabb) -> Aabb {

@@ -572,7 +572,8 @@ pub fn oracle_all(m: &TestMesh, ray: &Ray, t_min: f32, t_max: f32) -> (Vec<(f64,
 }
 
 pub use raypick_test_support::{
-    point_tri_dist2_f64, rel, rerun_on_every_preset, rerun_on_every_simd_path,
+    point_tri_dist2_64, point_tri_dist2_f64, rel, rerun_on_every_preset, rerun_on_every_simd_path,
+    winding_term_64,
 };
 
 /// The mesh in both node layouts (built with the preset `RAYPICK_TEST_PRESET` names); the

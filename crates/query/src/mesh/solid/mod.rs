@@ -32,6 +32,33 @@ pub(crate) use winding::{side_margin, FirstPass, Winding, FINE_TOL};
 use rayon::prelude::*;
 use raypick_primitives::{Point3, Real};
 
+/// A query point that [`par_map`] can put in Morton order.
+pub(crate) trait Spatial: Sync {
+    /// The points' Morton order ([`raypick_bvh::morton_order`]).
+    fn morton_order(points: &[Self]) -> Vec<u32>
+    where
+        Self: Sized;
+}
+
+impl Spatial for Point3<Real> {
+    fn morton_order(points: &[Self]) -> Vec<u32> {
+        raypick_bvh::morton_order(points)
+    }
+}
+
+impl Spatial for Point3<f64> {
+    /// The order of the points relative to the first finite one, rounded to f32 (the order
+    /// only needs where they lie, not exactly).
+    fn morton_order(points: &[Self]) -> Vec<u32> {
+        let c = points
+            .iter()
+            .find(|p| p.iter().all(|c| c.is_finite()))
+            .map_or(Point3::origin(), |p| *p);
+        let rel: Vec<Point3<Real>> = points.iter().map(|p| (p - c).cast().into()).collect();
+        raypick_bvh::morton_order(&rel)
+    }
+}
+
 /// Points per rayon task: large enough to amortize scheduling, small enough to balance.
 const CHUNK: usize = 256;
 
@@ -46,15 +73,15 @@ const SPATIAL_MIN: usize = 4096;
 /// ns per point, more than it gives to queries of about 100 ns (a closed mesh's ray count),
 /// whose callers pass `false`. Each answer is the single-point one; only the order in which
 /// they are computed changes.
-pub(crate) fn par_map<T: Clone + Send + Sync>(
-    points: &[Point3<Real>],
+pub(crate) fn par_map<P: Spatial, T: Clone + Send + Sync>(
+    points: &[P],
     spatial: bool,
-    answer: impl Fn(&Point3<Real>) -> T + Sync,
+    answer: impl Fn(&P) -> T + Sync,
 ) -> Vec<T> {
     if !spatial || points.len() < SPATIAL_MIN {
         return points.par_iter().with_min_len(CHUNK).map(&answer).collect();
     }
-    let order = raypick_bvh::morton_order(points);
+    let order = P::morton_order(points);
     let sorted: Vec<T> = order
         .par_iter()
         .with_min_len(CHUNK)
