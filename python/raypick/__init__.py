@@ -17,10 +17,12 @@ native module; queries run in float32 and return float32 (``t``, ``point``, ``no
 float32's range becomes infinite and is refused as not finite.
 
 One exception, for large coordinates (map, survey, planet): ``Scene.closest_hit``,
-``Scene.any_hit`` and ``Scene.all_hits`` given float64 rays take the f64 path. Instances are placed by their float64
-matrices, each ray goes into an instance's frame in float64 and is rounded to float32 only
-there, and ``t`` and ``point`` come back float64: a scene placed at ``5e6`` is picked as
-exactly as at the origin. (Meshes keep float32 vertices in their own frame: build a mesh far
+``Scene.any_hit`` and ``Scene.all_hits`` given float64 rays take the f64 path, and so do
+``Scene.nearest_point``, ``Scene.winding_number``, ``Scene.contains`` and
+``Scene.signed_distance`` given float64 points. Instances are placed by their float64
+matrices, each ray or point goes into an instance's frame in float64 and is rounded to
+float32 only there, and ``t``, ``point`` and ``distance`` come back float64: a scene placed
+at ``5e6`` is picked and measured as exactly as at the origin. (Meshes keep float32 vertices in their own frame: build a mesh far
 from the origin around its own centre and place it with a float64 translation.)
 
 Directions are never normalized: ``t`` is in units of the direction given.
@@ -177,8 +179,9 @@ class Nearest:
     """Nearest surface points, one per query point, in the points' leading shape ``S``.
 
     Attributes:
-        point: float32 ``S + (3,)`` (NaN where nothing is within ``max_distance``).
-        distance: float32 ``S`` (``inf`` where nothing is found).
+        point: float32 ``S + (3,)`` (float64 for float64 points on a :class:`Scene`; NaN
+            where nothing is within ``max_distance``).
+        distance: float32 ``S`` (float64 likewise; ``inf`` where nothing is found).
         instance: uint32 ``S`` (0 for a :class:`Mesh`; 4294967295 where nothing is found).
         triangle: uint32 ``S`` (4294967295 where nothing is found).
         uv: float32 ``S + (2,)``; barycentrics of the point on its triangle.
@@ -200,10 +203,11 @@ class SignedDistance:
     leading shape ``S``.
 
     Attributes:
-        distance: float32 ``S``; the distance to the nearest surface point, negative inside
-            (winding number >= 0.5), 0 on the surface (NaN for a non-finite point with
-            ``strict=False``, or an empty mesh).
-        point: float32 ``S + (3,)``; the nearest surface point.
+        distance: float32 ``S`` (float64 for float64 points on a :class:`Scene`); the
+            distance to the nearest surface point, negative inside (winding number >= 0.5),
+            0 on the surface (NaN for a non-finite point with ``strict=False``, or an empty
+            mesh).
+        point: float32 ``S + (3,)`` (float64 likewise); the nearest surface point.
         instance: uint32 ``S``; its instance (0 on a :class:`Mesh`; 4294967295 where
             there is none).
         triangle: uint32 ``S``; its triangle (4294967295 on a scene's shape, or none).

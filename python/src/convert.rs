@@ -92,6 +92,31 @@ impl Floats<'_> {
     }
 }
 
+impl Floats<'_> {
+    /// The rows in logical (C) order, in f64 (float32 widened exactly).
+    pub fn rows64<const K: usize>(&self) -> Vec<[f64; K]> {
+        match self {
+            Floats::F32(a) => rows_of(a, f64::from),
+            Floats::F64(a) => rows_of(a, |x| x),
+        }
+    }
+}
+
+/// [`points`] in f64, for the scene's f64 path.
+pub fn points64(v: &Floats<'_>, what: &str, strict: bool) -> Result<Vec<Point3<f64>>, String> {
+    v.rows64::<3>()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if !strict || r.iter().all(|x| x.is_finite()) {
+                Ok(Point3::from(r))
+            } else {
+                Err(format!("{what} {i} is not finite: {r:?}"))
+            }
+        })
+        .collect()
+}
+
 fn finite<const K: usize>(r: &[f32; K]) -> bool {
     r.iter().all(|x| x.is_finite())
 }

@@ -8,6 +8,7 @@
 mod camera;
 mod convert;
 mod large;
+mod large_solid;
 mod load;
 mod mesh;
 mod points;

@@ -26,12 +26,12 @@ pub struct Rec<C> {
 
 /// One nearest point.
 #[derive(Clone, Copy, Debug)]
-pub struct Near {
+pub struct Near<C = f32> {
     pub instance: u32,
     pub triangle: u32,
     pub uv: [f32; 2],
-    pub point: [f32; 3],
-    pub distance: f32,
+    pub point: [C; 3],
+    pub distance: C,
 }
 
 /// The interval, culling and mask of a query, as given from Python.
@@ -618,6 +618,15 @@ pub fn nearest_point<'py, T: NearestTarget>(
         let p = points(&pv, "point", strict)?;
         target.nearest(&p, max_distance)
     })?;
+    nearest_columns(py, found)
+}
+
+/// Nearest points as columns (NaN points, infinite distances and invalid ids where nothing
+/// was found).
+pub fn nearest_columns<C: Coord>(
+    py: Python<'_>,
+    found: Vec<Option<Near<C>>>,
+) -> PyResult<Bound<'_, PyDict>> {
     let n = found.len();
     let (mut point, mut distance, mut instance, mut triangle, mut uv, mut hit) = (
         Vec::with_capacity(3 * n),
@@ -638,8 +647,8 @@ pub fn nearest_point<'py, T: NearestTarget>(
                 hit.push(true);
             }
             None => {
-                point.extend_from_slice(&[f32::NAN; 3]);
-                distance.push(f32::INFINITY);
+                point.extend_from_slice(&[C::NAN; 3]);
+                distance.push(C::INFINITY);
                 instance.push(INVALID);
                 triangle.push(INVALID);
                 uv.extend_from_slice(&[0.0; 2]);

@@ -404,7 +404,8 @@ impl PyScene {
     /// instance under its transform, plus 1 inside each shape), `contains` (winding number
     /// >= 0.5, or exactly on a surface) and `signed_distance` (negative inside, with the
     /// nearest surface points and their instances): `kind` "winding_number", "contains" or
-    /// "signed_distance". Every object counts, whatever its mask.
+    /// "signed_distance". Every object counts, whatever its mask. float64 points take the
+    /// f64 path (signed distances and nearest points come back in float64).
     #[pyo3(signature = (kind, points, strict=true, threads=None))]
     fn solid<'py>(
         &self,
@@ -415,6 +416,9 @@ impl PyScene {
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let g = self.read();
+        if crate::large::wants_f64(points, None) {
+            return crate::large_solid::solid(py, kind, &g.scene, points, strict, threads);
+        }
         crate::solid::solid_query(py, kind, &g.scene, points, strict, threads)
     }
 
@@ -548,18 +552,30 @@ impl PyScene {
         Ok(d)
     }
 
-    /// The nearest surface point to each point within `max_distance`.
-    #[pyo3(signature = (points, max_distance=f32::INFINITY, strict=true, threads=None))]
+    /// The nearest surface point to each point within `max_distance`. float64 points take
+    /// the f64 path (points and distances come back in float64).
+    #[pyo3(signature = (points, max_distance=f64::INFINITY, strict=true, threads=None))]
     fn nearest_point<'py>(
         &self,
         py: Python<'py>,
         points: &Bound<'py, PyAny>,
-        max_distance: f32,
+        max_distance: f64,
         strict: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let g = self.read();
-        queries::nearest_point(py, &g.scene, points, max_distance, strict, threads)
+        if crate::large::wants_f64(points, None) {
+            return crate::large_solid::nearest(
+                py,
+                &g.scene,
+                points,
+                max_distance,
+                strict,
+                threads,
+            );
+        }
+        let max = max_distance as f32;
+        queries::nearest_point(py, &g.scene, points, max, strict, threads)
     }
 }
 

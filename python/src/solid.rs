@@ -7,14 +7,14 @@ use raypick::primitives::Point3;
 use raypick::query::scene::HitGeometry;
 use raypick::query::{Mesh, Scene};
 
-use crate::convert::{arr1, arr2, points, FloatArg};
+use crate::convert::{arr1, arr2, points, Coord, FloatArg};
 use crate::queries::INVALID;
 use crate::{pool, RaypickError};
 
-/// One signed distance, whatever it was measured to.
-pub struct Signed {
-    pub distance: f32,
-    pub point: [f32; 3],
+/// One signed distance, whatever it was measured to (`C`: f64 on the scene's f64 path).
+pub struct Signed<C = f32> {
+    pub distance: C,
+    pub point: [C; 3],
     pub instance: u32,
     pub triangle: u32,
     pub uv: [f32; 2],
@@ -83,7 +83,7 @@ impl SolidTarget for Scene {
 }
 
 /// Runs `f` over the points of `pts` without the GIL.
-fn over_points<'py, T: Send>(
+pub fn over_points<'py, T: Send>(
     py: Python<'py>,
     pts: &Bound<'py, PyAny>,
     strict: bool,
@@ -131,6 +131,14 @@ fn signed_distances<'py, T: SolidTarget>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let found = over_points(py, pts, strict, threads, |p| target.signed_distances(p))?;
+    signed_columns(py, found)
+}
+
+/// Signed distances as columns (NaN, with invalid ids, where there is none).
+pub fn signed_columns<C: Coord>(
+    py: Python<'_>,
+    found: Vec<Option<Signed<C>>>,
+) -> PyResult<Bound<'_, PyDict>> {
     let n = found.len();
     let (mut distance, mut point, mut instance, mut triangle, mut uv, mut winding) = (
         Vec::with_capacity(n),
@@ -142,8 +150,8 @@ fn signed_distances<'py, T: SolidTarget>(
     );
     for s in found {
         let s = s.unwrap_or(Signed {
-            distance: f32::NAN,
-            point: [f32::NAN; 3],
+            distance: C::NAN,
+            point: [C::NAN; 3],
             instance: INVALID,
             triangle: INVALID,
             uv: [0.0; 2],

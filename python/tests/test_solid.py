@@ -144,3 +144,55 @@ def test_scene_solid_queries_equal_brute_force_over_world_triangles(edge_report)
     empty = raypick.Scene()
     assert not empty.contains(flat[:3]).any() and (empty.winding_number(flat[:3]) == 0).all()
     assert np.isnan(empty.signed_distance(flat[:3]).distance).all()
+
+
+def test_float64_points_on_a_far_scene_answer_as_at_the_origin():
+    # The bunny (open) as is and an icosphere (closed) under a non-uniform scale, placed once
+    # near the origin and once 5e6 away; float64 points take the scene's f64 path, so the far
+    # scene answers as the near one does at the same points relative to it.
+    (bv, bf), (iv, i_f) = bunny(), icosphere(2)
+    stretch = np.eye(4)
+    stretch[:3, :3] = np.diag([1.5, 0.7, 1.2])
+    stretch[:3, 3] = [3.0, 0.0, 0.0]
+    far = np.array([5.0e6 + 0.25, 4.0e6, 300.0])
+
+    def scene_at(offset):
+        s = raypick.Scene()
+        move = np.eye(4)
+        move[:3, 3] = offset
+        s.add_instance(s.add_mesh(raypick.Mesh(bv, bf)), move)
+        s.add_instance(s.add_mesh(raypick.Mesh(iv, i_f)), move @ stretch)
+        return s
+
+    near, away = scene_at(np.zeros(3)), scene_at(far)
+    V = np.vstack([f32(bv), f32(iv) @ stretch[:3, :3].T + stretch[:3, 3]])
+    x = points(V, 600, 35)
+    p = x + far
+    assert p.dtype == np.float64
+
+    w0, w = near.winding_number(x), away.winding_number(p)
+    assert w.dtype == np.float32
+    np.testing.assert_allclose(w, w0, atol=1e-5)
+    np.testing.assert_array_equal(away.contains(p), near.contains(x))
+
+    n0, n = near.nearest_point(x), away.nearest_point(p)
+    assert n.point.dtype == np.float64 and n.distance.dtype == np.float64
+    np.testing.assert_allclose(n.distance, n0.distance, atol=1e-5)
+    np.testing.assert_allclose(n.point - far, n0.point, atol=1e-5)
+    np.testing.assert_array_equal(n.instance, n0.instance)
+
+    s0, s = near.signed_distance(x), away.signed_distance(p)
+    assert s.distance.dtype == np.float64 and s.point.dtype == np.float64
+    np.testing.assert_allclose(s.distance, s0.distance, atol=1e-5)
+    np.testing.assert_allclose(s.point - far, s0.point, atol=1e-5)
+
+    # The same points in float32 world coordinates are off by up to a quarter of a unit.
+    n32 = away.nearest_point(p.astype(np.float32))
+    assert n32.distance.dtype == np.float32
+    assert np.abs(n32.distance - n0.distance).max() > 0.05
+    # Bad points name themselves, as on the float32 path.
+    bad = p.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(raypick.RaypickError, match="point 7"):
+        away.signed_distance(bad)
+    assert np.isnan(away.signed_distance(bad, strict=False).distance[7])
