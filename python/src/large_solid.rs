@@ -1,27 +1,18 @@
 //! float64 points on a `Scene`: the library's f64 nearest-point and solid queries
 //! (`Scene::nearest_point_f64`, `signed_distances_f64`, `contains_points_f64`,
-//! `winding_numbers_f64`), where each instance gets the point in its own frame before
+//! `winding_numbers_f64`; [`Far`] serves them to `solid::solid_query`), where each instance gets the point in its own frame before
 //! anything is rounded to float32. Nearest points and distances come back in float64.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 use raypick::primitives::Point3;
-use raypick::query::scene::HitGeometry;
 use raypick::query::{Scene, SceneQuery};
 
-use crate::convert::{arr1, points64, FloatArg};
-use crate::queries::{nearest_columns, Near, INVALID};
-use crate::solid::{signed_columns, Signed};
-use crate::{pool, RaypickError};
-
-/// The triangle and barycentrics of a scene answer (invalid for a shape).
-fn triangle_of(g: HitGeometry) -> (u32, [f32; 2]) {
-    match g {
-        HitGeometry::Triangle { triangle, u, v, .. } => (triangle, [u, v]),
-        HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
-    }
-}
+use crate::convert::{points64, FloatArg, Floats};
+use crate::pool;
+use crate::queries::{nearest_columns, Near};
+use crate::solid::{scene_signed, triangle_of, Signed, SolidTarget};
 
 /// Runs `f` over the float64 points of `pts` without the GIL.
 fn over_points64<'py, T: Send>(
@@ -66,48 +57,36 @@ pub fn nearest<'py>(
     nearest_columns(py, found)
 }
 
-/// The solid query `kind` of the scene at float64 points (see `solid::solid_query`).
-pub fn solid<'py>(
-    py: Python<'py>,
-    kind: &str,
-    scene: &Scene,
-    pts: &Bound<'py, PyAny>,
-    strict: bool,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    match kind {
-        "winding_number" => {
-            let w = over_points64(py, pts, strict, threads, |p| scene.winding_numbers_f64(p))?;
-            Ok(arr1(py, w).into_any())
-        }
-        "contains" => {
-            let c = over_points64(py, pts, strict, threads, |p| scene.contains_points_f64(p))?;
-            Ok(arr1(py, c).into_any())
-        }
-        "signed_distance" => {
-            let found = over_points64(py, pts, strict, threads, |p| {
-                scene
-                    .signed_distances_f64(p)
-                    .into_iter()
-                    .map(|s| {
-                        s.map(|s| {
-                            let (triangle, uv) = triangle_of(s.geometry);
-                            Signed {
-                                distance: s.distance,
-                                point: s.point.into(),
-                                instance: s.instance.index(),
-                                triangle,
-                                uv,
-                                winding_number: s.winding_number,
-                            }
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            })?;
-            Ok(signed_columns(py, found)?.into_any())
-        }
-        other => Err(RaypickError::new_err(format!(
-            "unknown solid query {other:?}"
-        ))),
+/// A scene asked at float64 points: its f64 solid queries.
+pub struct Far<'a>(pub &'a Scene);
+
+impl SolidTarget for Far<'_> {
+    type P = Point3<f64>;
+    type C = f64;
+    fn read(v: &Floats<'_>, strict: bool) -> Result<Vec<Point3<f64>>, String> {
+        points64(v, "point", strict)
+    }
+    fn winding_numbers(&self, p: &[Point3<f64>]) -> Vec<f32> {
+        self.0.winding_numbers_f64(p)
+    }
+    fn contains_points(&self, p: &[Point3<f64>]) -> Vec<bool> {
+        self.0.contains_points_f64(p)
+    }
+    fn signed_distances(&self, p: &[Point3<f64>]) -> Vec<Option<Signed<f64>>> {
+        self.0
+            .signed_distances_f64(p)
+            .into_iter()
+            .map(|s| {
+                s.map(|s| {
+                    scene_signed(
+                        s.distance,
+                        s.point.into(),
+                        s.instance,
+                        s.geometry,
+                        s.winding_number,
+                    )
+                })
+            })
+            .collect()
     }
 }

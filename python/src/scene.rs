@@ -417,7 +417,8 @@ impl PyScene {
     ) -> PyResult<Bound<'py, PyAny>> {
         let g = self.read();
         if crate::large::wants_f64(points, None) {
-            return crate::large_solid::solid(py, kind, &g.scene, points, strict, threads);
+            let far = crate::large_solid::Far(&g.scene);
+            return crate::solid::solid_query(py, kind, &far, points, strict, threads);
         }
         crate::solid::solid_query(py, kind, &g.scene, points, strict, threads)
     }

@@ -4,10 +4,10 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use raypick::primitives::Point3;
-use raypick::query::scene::HitGeometry;
+use raypick::query::scene::{HitGeometry, InstanceId};
 use raypick::query::{Mesh, Scene};
 
-use crate::convert::{arr1, arr2, points, Coord, FloatArg};
+use crate::convert::{arr1, arr2, points, Coord, FloatArg, Floats};
 use crate::queries::INVALID;
 use crate::{pool, RaypickError};
 
@@ -21,14 +21,51 @@ pub struct Signed<C = f32> {
     pub winding_number: f32,
 }
 
-/// A mesh or a scene, asked the solid queries in batches (each the library's own batch).
+/// The triangle and barycentrics of a scene answer (invalid for a shape).
+pub fn triangle_of(g: HitGeometry) -> (u32, [f32; 2]) {
+    match g {
+        HitGeometry::Triangle { triangle, u, v, .. } => (triangle, [u, v]),
+        HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
+    }
+}
+
+/// A scene's signed distance as one row.
+pub fn scene_signed<C>(
+    distance: C,
+    point: [C; 3],
+    instance: InstanceId,
+    geometry: HitGeometry,
+    winding_number: f32,
+) -> Signed<C> {
+    let (triangle, uv) = triangle_of(geometry);
+    Signed {
+        distance,
+        point,
+        instance: instance.index(),
+        triangle,
+        uv,
+        winding_number,
+    }
+}
+
+/// A mesh or a scene, asked the solid queries in batches (each the library's own batch),
+/// at points of `P` (f32, or f64 on the scene's f64 path), measuring in `C`.
 pub trait SolidTarget: Sync {
-    fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32>;
-    fn contains_points(&self, p: &[Point3<f32>]) -> Vec<bool>;
-    fn signed_distances(&self, p: &[Point3<f32>]) -> Vec<Option<Signed>>;
+    type P: Send + Sync;
+    type C: Coord;
+    /// The points of `v`, checked finite when `strict`.
+    fn read(v: &Floats<'_>, strict: bool) -> Result<Vec<Self::P>, String>;
+    fn winding_numbers(&self, p: &[Self::P]) -> Vec<f32>;
+    fn contains_points(&self, p: &[Self::P]) -> Vec<bool>;
+    fn signed_distances(&self, p: &[Self::P]) -> Vec<Option<Signed<Self::C>>>;
 }
 
 impl SolidTarget for Mesh {
+    type P = Point3<f32>;
+    type C = f32;
+    fn read(v: &Floats<'_>, strict: bool) -> Result<Vec<Point3<f32>>, String> {
+        points(v, "point", strict)
+    }
     fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32> {
         Mesh::winding_numbers(self, p)
     }
@@ -53,6 +90,11 @@ impl SolidTarget for Mesh {
 }
 
 impl SolidTarget for Scene {
+    type P = Point3<f32>;
+    type C = f32;
+    fn read(v: &Floats<'_>, strict: bool) -> Result<Vec<Point3<f32>>, String> {
+        points(v, "point", strict)
+    }
     fn winding_numbers(&self, p: &[Point3<f32>]) -> Vec<f32> {
         Scene::winding_numbers(self, p)
     }
@@ -64,18 +106,13 @@ impl SolidTarget for Scene {
             .into_iter()
             .map(|s| {
                 s.map(|s| {
-                    let (triangle, uv) = match s.geometry {
-                        HitGeometry::Triangle { triangle, u, v, .. } => (triangle, [u, v]),
-                        HitGeometry::Shape { .. } => (INVALID, [0.0; 2]),
-                    };
-                    Signed {
-                        distance: s.distance,
-                        point: s.point.into(),
-                        instance: s.instance.index(),
-                        triangle,
-                        uv,
-                        winding_number: s.winding_number,
-                    }
+                    scene_signed(
+                        s.distance,
+                        s.point.into(),
+                        s.instance,
+                        s.geometry,
+                        s.winding_number,
+                    )
                 })
             })
             .collect()
@@ -83,16 +120,16 @@ impl SolidTarget for Scene {
 }
 
 /// Runs `f` over the points of `pts` without the GIL.
-pub fn over_points<'py, T: Send>(
+fn over_points<'py, S: SolidTarget, T: Send>(
     py: Python<'py>,
     pts: &Bound<'py, PyAny>,
     strict: bool,
     threads: Option<usize>,
-    f: impl FnOnce(&[Point3<f32>]) -> T + Send,
+    f: impl FnOnce(&[S::P]) -> T + Send,
 ) -> PyResult<T> {
     let pa = FloatArg::extract(pts, "points", 3)?;
     let pv = pa.view();
-    pool::run(py, threads, || Ok(f(&points(&pv, "point", strict)?)))
+    pool::run(py, threads, || Ok(f(&S::read(&pv, strict)?)))
 }
 
 /// The solid query `kind` ("winding_number", "contains" or "signed_distance") of `target`
@@ -108,11 +145,11 @@ pub fn solid_query<'py, T: SolidTarget>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match kind {
         "winding_number" => {
-            let w = over_points(py, pts, strict, threads, |p| target.winding_numbers(p))?;
+            let w = over_points::<T, _>(py, pts, strict, threads, |p| target.winding_numbers(p))?;
             Ok(arr1(py, w).into_any())
         }
         "contains" => {
-            let c = over_points(py, pts, strict, threads, |p| target.contains_points(p))?;
+            let c = over_points::<T, _>(py, pts, strict, threads, |p| target.contains_points(p))?;
             Ok(arr1(py, c).into_any())
         }
         "signed_distance" => Ok(signed_distances(py, target, pts, strict, threads)?.into_any()),
@@ -130,7 +167,7 @@ fn signed_distances<'py, T: SolidTarget>(
     strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let found = over_points(py, pts, strict, threads, |p| target.signed_distances(p))?;
+    let found = over_points::<T, _>(py, pts, strict, threads, |p| target.signed_distances(p))?;
     signed_columns(py, found)
 }
 

@@ -6,8 +6,6 @@
 //! transform is not a similarity is searched in a world frame moved to the query point,
 //! where its transformed triangles keep the precision of the object's own data.
 
-use std::ops::ControlFlow;
-
 use nalgebra::Point3;
 use parry3d::shape::FeatureId;
 use raypick_primitives::{Aabb, Real};
@@ -108,33 +106,12 @@ impl Scene {
         if !(max_distance >= 0.0) || !usable(p) {
             return None;
         }
-        let mut best = Best::new(max_distance);
-        let visit = |slot: u32, best: &mut Best| {
-            let id = self.id_of(slot);
-            if let Some(obj) = self.slot_object(slot) {
-                if query.accepts(id, obj) {
-                    self.nearest_on_object64(id, obj, p, best);
-                }
-            }
-        };
-        if let Some(bvh) = self.fresh_top() {
-            let leaf = self.top_leaf();
-            bvh.traverse_best_first(
-                max_distance.min(f64::from(Real::MAX)) as Real,
-                |b| box_distance64(p, b),
-                |range, bound| {
-                    for pos in range {
-                        visit(leaf[pos], &mut best);
-                    }
-                    *bound = best.bound();
-                    ControlFlow::Continue(())
-                },
-            );
-        }
-        self.for_each_extra_slot(|slot| {
-            visit(slot, &mut best);
-            ControlFlow::Continue(())
-        });
+        let best = self.search_nearest(
+            max_distance,
+            query,
+            |b| box_distance64(p, b),
+            |id, obj, best| self.nearest_on_object64(id, obj, p, best),
+        );
         best.found.map(|nearest| SceneNearest64 {
             nearest,
             point: best.point64,

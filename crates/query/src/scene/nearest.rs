@@ -101,34 +101,49 @@ impl Scene {
         if !(max_distance >= 0.0) || !p.iter().all(|c| c.is_finite()) {
             return None;
         }
-        let mut best = Best::new(f64::from(max_distance));
+        let best = self.search_nearest(
+            f64::from(max_distance),
+            query,
+            |b| box_distance(p, b),
+            |id, obj, best| self.nearest_on_object(id, obj, p, best),
+        );
+        best.found
+    }
+
+    /// The best-first search of both precisions: the objects `query` accepts, in order of
+    /// `box_distance` (a lower bound of the distance to a world box) up to `max_distance`,
+    /// then the unbounded and stale ones, each measured by `measure`.
+    pub(super) fn search_nearest(
+        &self,
+        max_distance: f64,
+        query: &SceneQuery<'_>,
+        box_distance: impl Fn(&Aabb) -> Real,
+        measure: impl Fn(InstanceId, &Object, &mut Best),
+    ) -> Best {
+        let mut best = Best::new(max_distance);
         let visit = |slot: u32, best: &mut Best| {
             let id = self.id_of(slot);
             if let Some(obj) = self.slot_object(slot) {
                 if query.accepts(id, obj) {
-                    self.nearest_on_object(id, obj, p, best);
+                    measure(id, obj, best);
                 }
             }
         };
         if let Some(bvh) = self.fresh_top() {
             let leaf = self.top_leaf();
-            bvh.traverse_best_first(
-                max_distance,
-                |b| box_distance(p, b),
-                |range, bound| {
-                    for pos in range {
-                        visit(leaf[pos], &mut best);
-                    }
-                    *bound = best.bound();
-                    ControlFlow::Continue(())
-                },
-            );
+            bvh.traverse_best_first(max_distance as Real, box_distance, |range, bound| {
+                for pos in range {
+                    visit(leaf[pos], &mut best);
+                }
+                *bound = best.bound();
+                ControlFlow::Continue(())
+            });
         }
         self.for_each_extra_slot(|slot| {
             visit(slot, &mut best);
             ControlFlow::Continue(())
         });
-        best.found
+        best
     }
 
     fn nearest_on_object(&self, id: InstanceId, obj: &Object, p: &Point3<Real>, best: &mut Best) {
