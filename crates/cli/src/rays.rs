@@ -208,7 +208,7 @@ pub fn hit_fields(h: &WorldHit, point: &str) -> String {
 }
 
 /// A JSON number; hits are finite, but never print NaN or inf as JSON.
-fn num(v: Real) -> String {
+pub fn num(v: Real) -> String {
     if v.is_finite() {
         format!("{v:?}")
     } else {
@@ -217,7 +217,7 @@ fn num(v: Real) -> String {
 }
 
 /// [`num`] for an f64.
-fn num64(v: f64) -> String {
+pub fn num64(v: f64) -> String {
     if v.is_finite() {
         format!("{v:?}")
     } else {

@@ -1,5 +1,5 @@
 //! Runs `raypick distance`: the JSON-lines contract against the library's
-//! `Mesh::signed_distance` on the bunny, the input rules shared with `pick --rays`, and
+//! `Scene::signed_distance_f64` and `Mesh::signed_distance` on the bunny, the input rules shared with `pick --rays`, and
 //! the README's example output.
 
 use std::io::Write;
@@ -58,8 +58,14 @@ fn lines_match_the_library() {
             5.0 + 4.0 * (1.3 * t).cos(),
             3.0 * (0.7 * t).sin(),
         );
-        input.push_str(&format!("{} {} {}\n", p.x, p.y, p.z));
-        pts.push(p);
+        let line = format!("{} {} {}\n", p.x, p.y, p.z);
+        // The point as the CLI reads it: the same text in f64.
+        let v: Vec<f64> = line
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        input.push_str(&line);
+        pts.push(nalgebra::Point3::new(v[0], v[1], v[2]));
     }
     let bunny = bunny_path();
     let o = run(
@@ -73,17 +79,31 @@ fn lines_match_the_library() {
     let mut inside = 0;
     for (line, p) in lines.iter().zip(&pts) {
         let v: Value = serde_json::from_str(line).unwrap();
-        // Exactly the scene's answer; the mesh's to f32 rounding of coordinates near 10
-        // (the scene measures the distance between the rounded points).
-        let s = scene.signed_distance(*p).unwrap();
+        // Exactly the scene's f64 answer; the mesh's at the point rounded to f32 (where the
+        // scene's identity instance takes it) to the f32 rounding of coordinates near 10.
+        let s = scene.signed_distance_f64(*p).unwrap();
+        let p = &p.cast::<f32>();
         let m = mesh.signed_distance(*p).unwrap();
-        assert_eq!(f(&v["signed_distance"]), s.distance, "{line}");
-        assert!((s.distance - m.distance).abs() <= 1e-5, "{line} {m:?}");
-        assert_eq!(f(&v["distance"]), s.distance.abs());
+        // serde_json parses floats to within an ulp or so, not always to the nearest.
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+        let sd = v["signed_distance"].as_f64().unwrap();
+        assert!(close(sd, s.distance), "{line} {s:?}");
+        assert!(
+            (s.distance - f64::from(m.distance)).abs() <= 1e-5,
+            "{line} {m:?}"
+        );
+        assert!(
+            close(v["distance"].as_f64().unwrap(), s.distance.abs()),
+            "{line}"
+        );
         assert_eq!(v["inside"].as_bool().unwrap(), mesh.contains(*p));
         assert_eq!(f(&v["winding_number"]), m.winding_number);
-        let n = v["nearest"].as_array().unwrap();
-        assert_eq!(Point3::new(f(&n[0]), f(&n[1]), f(&n[2])), m.point);
+        let n: Vec<f64> = (0..3).map(|k| v["nearest"][k].as_f64().unwrap()).collect();
+        assert!((0..3).all(|k| close(n[k], s.point[k])), "{line} {s:?}");
+        assert!(
+            (s.point - m.point.cast::<f64>()).norm() < 1e-6,
+            "{line} {m:?}"
+        );
         assert_eq!(v["object"].as_u64(), Some(0));
         assert_eq!(v["triangle"].as_u64(), Some(u64::from(m.triangle)));
         inside += usize::from(mesh.contains(*p));
