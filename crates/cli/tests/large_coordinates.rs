@@ -25,6 +25,14 @@ fn square(dir: &TempDir) -> std::path::PathBuf {
     path
 }
 
+/// `raypick ARGS` on `input`, its JSON lines parsed.
+fn json_lines(args: &[&str], input: &str) -> Vec<Value> {
+    ok(&run(args, None, Some(input)))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn pick_rays_is_exact_in_map_coordinates() {
     let dir = TempDir::new("utm");
@@ -34,15 +42,7 @@ fn pick_rays_is_exact_in_map_coordinates() {
     let rays: String = (0..8)
         .map(|k| format!("{} {} 310 0 0 -1\n", e + 0.3 + 0.03 * f64::from(k), n + 1.1))
         .collect();
-    let out = ok(&run(
-        &["pick", path.to_str().unwrap(), "--rays", "-"],
-        None,
-        Some(&rays),
-    ));
-    let lines: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&["pick", path.to_str().unwrap(), "--rays", "-"], &rays);
     assert_eq!(lines.len(), 8);
     for (k, v) in lines.iter().enumerate() {
         assert_eq!(v["hit"], true, "{v}");
@@ -63,15 +63,10 @@ fn distance_is_exact_in_map_coordinates() {
     let points: String = (0..8)
         .map(|k| format!("{} {} 300.04\n", E + 0.3 + 0.03 * f64::from(k), N + 1.1))
         .collect();
-    let out = ok(&run(
+    let lines = json_lines(
         &["distance", path.to_str().unwrap(), "--points", "-"],
-        None,
-        Some(&points),
-    ));
-    let lines: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        &points,
+    );
     assert_eq!(lines.len(), 8);
     for (k, v) in lines.iter().enumerate() {
         let d = v["distance"].as_f64().unwrap();
