@@ -184,7 +184,8 @@ class RaycastingScene:
             length = np.linalg.norm(nrm, axis=-1, keepdims=True)
             normals[sel] = np.divide(nrm, length, out=np.zeros_like(nrm), where=length > 0)
         return {
-            "points": n.point,
+            # float64 points on several geometries take the scene's float64 path.
+            "points": n.point.astype(np.float32, copy=False),
             "geometry_ids": n.instance,
             "primitive_ids": n.triangle,
             "primitive_uvs": n.uv,
@@ -194,7 +195,8 @@ class RaycastingScene:
     def compute_distance(self, query_points, nthreads: int = 0) -> np.ndarray:
         """The distance from each query point to the surface: float32 ``S``."""
         p = self._points(query_points)
-        return self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
+        d = self._target.nearest_point(p, strict=False, threads=self._nt(nthreads)).distance
+        return d.astype(np.float32, copy=False)
 
     def _inside(self, p: np.ndarray, nthreads) -> np.ndarray:
         inside = np.zeros(p.shape[:-1], dtype=bool)

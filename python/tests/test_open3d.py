@@ -202,3 +202,29 @@ def test_cast_rays_equals_closest_hit(two, dtype):
         assert np.isfinite(ans["t_hit"]).sum() > 100
         if two:
             assert set(np.unique(ans["geometry_ids"])) == {0, 1, INVALID}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_point_queries_keep_open3d_dtypes_on_several_geometries(dtype):
+    # Two geometries go through a scene, whose float64 points take its float64 path; open3d's
+    # answers stay float32 whatever the points' dtype, and equal the float32 points' answers
+    # to float32 rounding.
+    V, F = bunny()
+    s = RaycastingScene()
+    s.add_triangles(V.astype(np.float32), F.astype(np.uint32))
+    s.add_triangles((V + 3).astype(np.float32), F.astype(np.uint32))
+    rng = np.random.default_rng(25)
+    q = rng.uniform(V.min(0) - 1, V.max(0) + 4, size=(4, 50, 3)).astype(dtype)
+    q32 = q.astype(np.float32)
+    cp, cp32 = s.compute_closest_points(q), s.compute_closest_points(q32)
+    assert cp["points"].dtype == np.float32 and cp["points"].shape == (4, 50, 3)
+    np.testing.assert_allclose(cp["points"], cp32["points"], atol=1e-5)
+    d = s.compute_distance(q)
+    assert d.dtype == np.float32 and d.shape == (4, 50)
+    np.testing.assert_allclose(d, s.compute_distance(q32), atol=1e-5)
+    sd = s.compute_signed_distance(q)
+    assert sd.dtype == np.float32 and sd.shape == (4, 50)
+    np.testing.assert_allclose(sd, s.compute_signed_distance(q32), atol=1e-5)
+    occ = s.compute_occupancy(q)
+    assert occ.dtype == np.float32
+    np.testing.assert_array_equal(occ, s.compute_occupancy(q32))
