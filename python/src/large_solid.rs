@@ -1,7 +1,8 @@
 //! float64 points on a `Scene`: the library's f64 nearest-point and solid queries
 //! (`Scene::nearest_point_f64`, `signed_distances_f64`, `contains_points_f64`,
-//! `winding_numbers_f64`; [`Far`] serves them to `solid::solid_query`), where each instance gets the point in its own frame before
-//! anything is rounded to float32. Nearest points and distances come back in float64.
+//! `winding_numbers_f64`; [`Far`] serves them to `solid::solid_query`), where each
+//! instance gets the point in its own frame before anything is rounded to float32. Nearest
+//! points and distances come back in float64.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -9,23 +10,9 @@ use rayon::prelude::*;
 use raypick::primitives::Point3;
 use raypick::query::{Scene, SceneQuery};
 
-use crate::convert::{points64, FloatArg, Floats};
-use crate::pool;
+use crate::convert::{points64, Floats};
 use crate::queries::{nearest_columns, Near};
-use crate::solid::{scene_signed, triangle_of, Signed, SolidTarget};
-
-/// Runs `f` over the float64 points of `pts` without the GIL.
-fn over_points64<'py, T: Send>(
-    py: Python<'py>,
-    pts: &Bound<'py, PyAny>,
-    strict: bool,
-    threads: Option<usize>,
-    f: impl FnOnce(&[Point3<f64>]) -> T + Send,
-) -> PyResult<T> {
-    let pa = FloatArg::extract(pts, "points", 3)?;
-    let pv = pa.view();
-    pool::run(py, threads, || Ok(f(&points64(&pv, "point", strict)?)))
-}
+use crate::solid::{over_points, scene_signed, triangle_of, Signed, SolidTarget};
 
 /// The nearest surface point of each float64 point within `max_distance`, as columns.
 pub fn nearest<'py>(
@@ -37,7 +24,7 @@ pub fn nearest<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let q = SceneQuery::default();
-    let found = over_points64(py, pts, strict, threads, |p| {
+    let found = over_points::<Far<'_>, _>(py, pts, strict, threads, |p| {
         p.par_iter()
             .with_min_len(64)
             .map(|p| {

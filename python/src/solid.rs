@@ -119,8 +119,8 @@ impl SolidTarget for Scene {
     }
 }
 
-/// Runs `f` over the points of `pts` without the GIL.
-fn over_points<'py, S: SolidTarget, T: Send>(
+/// Runs `f` over the points of `pts`, read as `S` reads them, without the GIL.
+pub fn over_points<'py, S: SolidTarget, T: Send>(
     py: Python<'py>,
     pts: &Bound<'py, PyAny>,
     strict: bool,

@@ -14,6 +14,7 @@ use super::nearest::{nearest_general, Best};
 use super::query::HitGeometry;
 use super::solid::At;
 use super::{shape, Geometry, InstanceId, Object, Scene, SceneNearest, SceneQuery};
+use crate::mesh::solid::signed::signed_by_side;
 
 /// A [`SceneNearest`] of an f64 world point, with the nearest point and distance in f64.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,9 +57,10 @@ fn box_distance64(p: &Point3<f64>, b: &Aabb) -> Real {
         let gap = (lo - p[i]).max(p[i] - hi).max(0.0);
         d2 += gap * gap;
     }
-    let d = (d2.sqrt() * (1.0 - 1e-6)) as Real;
+    let exact = d2.sqrt();
+    let d = (exact * (1.0 - 1e-6)) as Real;
     // Rounded to f32 downwards.
-    if f64::from(d) > d2.sqrt() {
+    if f64::from(d) > exact {
         d.next_down()
     } else {
         d
@@ -197,11 +199,7 @@ impl Scene {
         let near = self.nearest_point_f64(&p, f64::INFINITY, &SceneQuery::default())?;
         let (w, on, _) = self.side_winding(At::F64(p), Some(near.distance as Real));
         Some(SceneSignedDistance64 {
-            distance: if near.distance == 0.0 || !(on || w >= 0.5) {
-                near.distance
-            } else {
-                -near.distance
-            },
+            distance: signed_by_side(near.distance, on || w >= 0.5),
             point: near.point,
             instance: near.nearest.instance,
             geometry: near.nearest.geometry,

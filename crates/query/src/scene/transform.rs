@@ -150,11 +150,8 @@ impl InstanceTransform {
     /// small); `t` means the same in both.
     #[inline]
     pub fn ray64_to_object(&self, ray: &Ray64) -> Ray {
-        // The affine part only: `Matrix4::transform_point` would divide by w.
-        let l = self.inv64.fixed_view::<3, 3>(0, 0);
-        let o = l * ray.origin.coords + self.inv64.fixed_view::<3, 1>(0, 3);
-        let d = l * ray.dir;
-        Ray::new(Point3::from(o.cast::<Real>()), d.cast())
+        let d = self.inv64.fixed_view::<3, 3>(0, 0) * ray.dir;
+        Ray::new(self.point64_to_object(&ray.origin), d.cast())
     }
 
     /// Object point to world, in f64.
@@ -164,7 +161,8 @@ impl InstanceTransform {
         nalgebra::Point3::from(l * p.coords.cast::<f64>() + self.m64.fixed_view::<3, 1>(0, 3))
     }
 
-    /// World f64 point to object space, rounded to f32 only there.
+    /// World f64 point to object space, rounded to f32 only there (the affine part only:
+    /// `Matrix4::transform_point` would divide by w).
     #[inline]
     pub fn point64_to_object(&self, p: &nalgebra::Point3<f64>) -> Point3<Real> {
         let l = self.inv64.fixed_view::<3, 3>(0, 0);

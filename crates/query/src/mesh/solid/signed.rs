@@ -154,9 +154,12 @@ impl Mesh {
 
 /// The distance negated inside: the sign convention of every signed distance (0 on the
 /// surface, whatever the side).
-pub(crate) fn signed_by_side(distance: Real, inside: bool) -> Real {
-    if distance == 0.0 {
-        0.0
+pub(crate) fn signed_by_side<T>(distance: T, inside: bool) -> T
+where
+    T: Copy + Default + PartialEq + std::ops::Neg<Output = T>,
+{
+    if distance == T::default() {
+        T::default()
     } else if inside {
         -distance
     } else {
