@@ -107,6 +107,25 @@ fn against_brute_force_pairs() {
     assert!(touching > 8 && apart > 8, "{touching} {apart}");
 }
 
+/// Meshes placed far apart, where the squared gaps between their boxes overflow f32 (from
+/// about 2e19): the search still finds the nearest pair, not the first one it meets.
+#[test]
+fn far_apart_pairs() {
+    let (ma, mb) = (icosphere(1), soup(40, 0.3, 9));
+    let (a, b) = (ma.mesh(), mb.mesh());
+    let mut rng = Rng::new(7);
+    for far in [1e19f32, 3e20, 2e34] {
+        for _ in 0..4 {
+            let pa = random_pose(&mut rng, 1.0);
+            let pb = Matrix4::new_translation(&Vector3::new(far, -0.5 * far, 0.25 * far))
+                * random_pose(&mut rng, 1.0)
+                * Matrix4::new_scaling(far * 1e-4);
+            let (hit, best) = check(&ma, &a, &mb, &b, &pa, &pb);
+            assert!(!hit && best > 0.5 * far, "{far}: {best}");
+        }
+    }
+}
+
 #[test]
 fn bunny_against_sphere() {
     let bunny = bunny();

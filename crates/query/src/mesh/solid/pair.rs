@@ -62,18 +62,24 @@ fn world_box(m: &Matrix4<Real>, b: &Aabb) -> Aabb {
     Aabb::new(out.min - pad, out.max + pad)
 }
 
-/// The distance between two boxes (0 when they overlap or touch).
-fn box_distance(a: &Aabb, b: &Aabb) -> Real {
+/// The distance between two boxes (0 when they overlap or touch), in f64: in f32 the squared
+/// gaps of boxes 2e19 apart overflow, and an infinite distance would prune every pair.
+fn box_distance(a: &Aabb, b: &Aabb) -> f64 {
     let mut d2 = 0.0;
     for k in 0..3 {
-        let gap = (a.min[k] - b.max[k]).max(b.min[k] - a.max[k]).max(0.0);
+        let (lo_a, hi_a) = (f64::from(a.min[k]), f64::from(a.max[k]));
+        let (lo_b, hi_b) = (f64::from(b.min[k]), f64::from(b.max[k]));
+        let gap = (lo_a - hi_b).max(lo_b - hi_a).max(0.0);
         d2 += gap * gap;
     }
     d2.sqrt()
 }
 
-fn diag(b: &Aabb) -> Real {
-    (b.max - b.min).norm_squared()
+/// The squared diagonal of a box, in f64 (as [`box_distance`]).
+fn diag(b: &Aabb) -> f64 {
+    (0..3)
+        .map(|k| (f64::from(b.max[k]) - f64::from(b.min[k])).powi(2))
+        .sum()
 }
 
 impl<L: WideLayout<8>> Placed<'_, L> {
@@ -132,7 +138,7 @@ fn traverse<LA: WideLayout<8>, LB: WideLayout<8>>(
     )];
     let (mut kids, mut ta, mut tb) = (Vec::new(), Vec::new(), Vec::new());
     while let Some((d, pa, ba, pb, bb)) = stack.pop() {
-        if d > v.reach() {
+        if d > f64::from(v.reach()) {
             continue;
         }
         // Descend the node with the larger box (a leaf cannot be descended).
@@ -154,7 +160,7 @@ fn traverse<LA: WideLayout<8>, LB: WideLayout<8>>(
             a.children(&pa, &mut kids);
             for (p, bx) in kids.drain(..) {
                 let d = box_distance(&bx, &bb);
-                if d <= v.reach() {
+                if d <= f64::from(v.reach()) {
                     stack.push((d, p, bx, pb.clone(), bb));
                 }
             }
@@ -162,7 +168,7 @@ fn traverse<LA: WideLayout<8>, LB: WideLayout<8>>(
             b.children(&pb, &mut kids);
             for (p, bx) in kids.drain(..) {
                 let d = box_distance(&ba, &bx);
-                if d <= v.reach() {
+                if d <= f64::from(v.reach()) {
                     stack.push((d, pa.clone(), ba, p, bx));
                 }
             }
@@ -216,7 +222,7 @@ impl PairVisitor for Closest {
                 // pair whose boxes lie farther apart than the best distance so far, by more
                 // than the f32 rounding of both (a few parts in 10^7), can neither beat it
                 // nor tie with it, and skips the exact test (most of the work).
-                if f64::from(box_distance(&box_a, box_b)) > f64::from(self.reach()) * (1.0 + 1e-6) {
+                if box_distance(&box_a, box_b) > f64::from(self.reach()) * (1.0 + 1e-6) {
                     continue;
                 }
                 let Some(d) = triangle_triangle_distance(ta, tb) else {
