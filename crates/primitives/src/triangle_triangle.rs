@@ -100,8 +100,10 @@ fn point(p: P64) -> Point3<Real> {
 /// The closest points of triangles `a` and `b` and their distance, in f64 (rounded once).
 ///
 /// Degenerate triangles work (as the segments or points they are). Touching or
-/// intersecting triangles give distance 0 with both points at one common point. `None`
-/// when a corner is NaN or infinite.
+/// intersecting triangles give distance 0 with both points at one common point. The
+/// distance is never below the gap between the triangles' boxes (where the corners'
+/// magnitudes differ by many orders, rounding could otherwise put it there; the points are
+/// then the features' closest points as computed). `None` when a corner is NaN or infinite.
 ///
 /// ```
 /// use raypick_primitives::{triangle_triangle_distance, Point3, Triangle};
@@ -133,17 +135,44 @@ fn corners(t: &Triangle) -> [P64; 3] {
     t.vertices().map(|p| p64(&p))
 }
 
+/// The squared gap between the boxes of `ta` and `tb` (0 where they overlap or touch): no
+/// point of one triangle is nearer the other. Exact up to one rounding of each difference and
+/// of the sum.
+fn box_gap2(ta: &[P64; 3], tb: &[P64; 3]) -> f64 {
+    let mut g2 = 0.0;
+    for k in 0..3 {
+        let lo = |t: &[P64; 3]| t[0][k].min(t[1][k]).min(t[2][k]);
+        let hi = |t: &[P64; 3]| t[0][k].max(t[1][k]).max(t[2][k]);
+        let gap = (lo(ta) - hi(tb)).max(lo(tb) - hi(ta)).max(0.0);
+        g2 += gap * gap;
+    }
+    g2
+}
+
 /// The squared distance of triangles `ta` and `tb` and their closest points, in f64.
+///
+/// Never below the gap between their boxes: where the corners' magnitudes differ by many
+/// orders (a triangle 1e30 across beside one of size 1), the plane and edge tests round by
+/// more than the distance, and would otherwise report a touch or a distance the boxes
+/// already rule out.
 fn closest(ta: [P64; 3], tb: [P64; 3]) -> Option<(f64, P64, P64)> {
     if !ta.iter().chain(&tb).flatten().all(|c| c.is_finite()) {
         return None;
     }
-    for k in 0..3 {
+    let gap2 = box_gap2(&ta, &tb);
+    let (d2, pa, pb) = closest_features(ta, tb, gap2 > 0.0);
+    Some((d2.max(gap2), pa, pb))
+}
+
+/// [`closest`] without the box bound; `apart` (the boxes do not touch) skips the tests for
+/// an edge piercing the other triangle.
+fn closest_features(ta: [P64; 3], tb: [P64; 3], apart: bool) -> (f64, P64, P64) {
+    for k in (0..3).filter(|_| !apart) {
         if let Some(x) = segment_pierces(ta[k], ta[(k + 1) % 3], tb) {
-            return Some((0.0, x, x));
+            return (0.0, x, x);
         }
         if let Some(x) = segment_pierces(tb[k], tb[(k + 1) % 3], ta) {
-            return Some((0.0, x, x));
+            return (0.0, x, x);
         }
     }
     let mut best = (f64::INFINITY, ta[0], tb[0]);
@@ -165,7 +194,7 @@ fn closest(ta: [P64; 3], tb: [P64; 3]) -> Option<(f64, P64, P64)> {
             consider(pa, pb);
         }
     }
-    Some(best)
+    best
 }
 
 /// True when triangles `a` and `b` share a point (closed triangles, touching counts):
@@ -221,6 +250,23 @@ mod tests {
     fn tri(p: [[f32; 3]; 3]) -> Triangle {
         let [a, b, c] = p.map(|v| Point3::new(v[0], v[1], v[2]));
         Triangle::new(a, b, c)
+    }
+
+    /// A triangle 1e30 across beside one of size 1, 0.5 apart (their boxes too): the plane
+    /// and edge tests round by far more than that, and said they touch; the box gap does
+    /// not. (The distance itself is only as accurate as the largest coordinate allows.)
+    #[test]
+    fn magnitudes_far_apart() {
+        let small = tri([[0.0, -1.5, 0.0], [-2.0, -0.5, -1.0], [0.0, -0.5, 1.0]]);
+        let huge = tri([
+            [1.5e30, 0.0, -7.5e29],
+            [-1.5e30, 1.5e30, 7.5e29],
+            [-1.5e30, 0.0, 7.5e29],
+        ]);
+        for (a, b) in [(&small, &huge), (&huge, &small)] {
+            assert!(!triangle_triangle(a, b));
+            assert!(triangle_triangle_distance(a, b).unwrap().distance >= 0.5);
+        }
     }
 
     #[test]
