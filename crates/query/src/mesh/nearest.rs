@@ -32,7 +32,9 @@ impl Mesh {
     /// farther than the best point so far. The first search builds the disks (32 bytes per
     /// slot; dropped when the vertices move). Among triangles at exactly the same distance
     /// the lowest index wins. Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
-    /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. Allocates
+    /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. `None` too
+    /// when every triangle is farther than about 1.8e19 (the f32 square of the distance
+    /// overflows); points that far from f32 data have no meaningful nearest point. Allocates
     /// nothing.
     ///
     /// ```

@@ -90,7 +90,8 @@ impl Scene {
     /// transformed triangles in world space. Shapes
     /// project with parry's non-solid point query (a point inside
     /// a shape projects onto its boundary). Among equally near objects the lowest id wins.
-    /// A non-finite `p` or a negative or NaN `max_distance` finds nothing.
+    /// A non-finite `p` or a negative or NaN `max_distance` finds nothing, and so does a
+    /// mesh farther than about 1.8e19 (see [`crate::Mesh::nearest_point`]).
     #[must_use]
     pub fn nearest_point(
         &self,
