@@ -29,10 +29,11 @@ declare -A crate_of=(
     [stl]=crates/io
     [differential]=crates/query
     [solid]=crates/query
+    [scene]=crates/query
     [rpk]=crates/io
 )
 # The order of `all` and `build`; targets whose source does not exist yet are skipped.
-order=(obj gltf glb ply stl differential solid rpk)
+order=(obj gltf glb ply stl differential solid scene rpk)
 # File extensions that seed each target's corpus (none: libFuzzer starts from nothing).
 declare -A seed_ext=(
     [obj]="obj"
@@ -42,6 +43,7 @@ declare -A seed_ext=(
     [stl]="stl"
     [differential]=""
     [solid]=""
+    [scene]=""
     [rpk]="rpk"
 )
 
