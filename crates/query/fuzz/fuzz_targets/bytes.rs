@@ -18,4 +18,10 @@ impl Bytes<'_> {
     pub fn f32(&mut self) -> f32 {
         f32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
     }
+
+    /// A coordinate on the grid of halves in [-2, 2].
+    #[allow(dead_code)]
+    pub fn half(&mut self) -> f32 {
+        f32::from(self.u8() % 9) * 0.5 - 2.0
+    }
 }

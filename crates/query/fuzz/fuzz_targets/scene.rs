@@ -34,16 +34,15 @@ const MAX_QUERIES: u8 = 12;
 mod bytes;
 use bytes::Bytes;
 
+#[path = "angle.rs"]
+mod angle;
+use angle::winding_term;
+
 #[path = "cube.rs"]
 mod cube;
 use cube::cube_topology;
 
 impl Bytes<'_> {
-    /// A coordinate on the grid of halves in [-2, 2].
-    fn half(&mut self) -> Real {
-        Real::from(self.u8() % 9) * 0.5 - 2.0
-    }
-
     /// A point on the grid of quarters in [-3, 3], off it by a little now and then, or
     /// (rarely) any f32 triple.
     fn point(&mut self) -> Point3<Real> {
@@ -253,16 +252,13 @@ fn point_oracle(worlds: &[(Vec<[Point3<f64>; 3]>, f64)], p: &Point3<Real>) -> (f
         .flat_map(|(w, s)| w.iter().map(move |t| (t, *s)))
     {
         let [a, b, c] = t.map(|x| x - q);
-        let det = a.dot(&b.cross(&c));
-        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
-        let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
-        w += sign * 2.0 * det.atan2(den);
+        w += sign * winding_term(a, b, c);
         let [fa, fb, fc] = t.map(|x| x.cast::<Real>());
         if let Some(pt) = point_triangle(p, &Triangle::new(fa, fb, fc)) {
             d2 = d2.min(f64::from(pt.distance_squared));
         }
     }
-    (w / (4.0 * std::f64::consts::PI), d2.sqrt())
+    (w, d2.sqrt())
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -29,16 +29,15 @@ const MAX_POINTS: u8 = 24;
 mod bytes;
 use bytes::Bytes;
 
+#[path = "angle.rs"]
+mod angle;
+use angle::winding_term;
+
 #[path = "cube.rs"]
 mod cube;
 use cube::cube_topology;
 
 impl Bytes<'_> {
-    /// A coordinate on the grid of halves in [-2, 2].
-    fn half(&mut self) -> Real {
-        Real::from(self.u8() % 9) * 0.5 - 2.0
-    }
-
     /// A query point: on the grid of quarters in [-2.5, 2.5], or off it by a little.
     fn point(&mut self) -> Point3<Real> {
         let off = self.u8() % 4 == 0;
@@ -61,15 +60,12 @@ fn oracle(tris: &[[Point3<Real>; 3]], p: &Point3<Real>) -> (f64, f64) {
     let (mut w, mut d2) = (0.0, f64::INFINITY);
     for t in tris {
         let [a, b, c] = t.map(|x| x.coords.cast::<f64>() - q);
-        let det = a.dot(&b.cross(&c));
-        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
-        let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
-        w += 2.0 * det.atan2(den);
+        w += winding_term(a, b, c);
         if let Some(pt) = point_triangle(p, &Triangle::new(t[0], t[1], t[2])) {
             d2 = d2.min(f64::from(pt.distance_squared));
         }
     }
-    (w / (4.0 * std::f64::consts::PI), d2.sqrt())
+    (w, d2.sqrt())
 }
 
 fuzz_target!(|data: &[u8]| {
