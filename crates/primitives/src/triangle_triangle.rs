@@ -122,7 +122,12 @@ fn point(p: P64) -> Point3<Real> {
 /// ```
 #[must_use]
 pub fn triangle_triangle_distance(a: &Triangle, b: &Triangle) -> Option<TriangleTriangleDistance> {
-    let (d2, pa, pb) = closest(corners(a), corners(b))?;
+    let (ta, tb) = (corners(a), corners(b));
+    let (d2, pa, pb) = closest(ta, tb)?;
+    // Where the corners' magnitudes differ by many orders (a triangle 1e30 across beside one
+    // of size 1), the plane and edge tests round by more than the distance: the box gap is
+    // a bound they cannot then undercut.
+    let d2 = d2.max(box_gap2(&ta, &tb));
     Some(TriangleTriangleDistance {
         point_a: point(pa),
         point_b: point(pb),
@@ -150,29 +155,16 @@ fn box_gap2(ta: &[P64; 3], tb: &[P64; 3]) -> f64 {
 }
 
 /// The squared distance of triangles `ta` and `tb` and their closest points, in f64.
-///
-/// Never below the gap between their boxes: where the corners' magnitudes differ by many
-/// orders (a triangle 1e30 across beside one of size 1), the plane and edge tests round by
-/// more than the distance, and would otherwise report a touch or a distance the boxes
-/// already rule out.
 fn closest(ta: [P64; 3], tb: [P64; 3]) -> Option<(f64, P64, P64)> {
     if !ta.iter().chain(&tb).flatten().all(|c| c.is_finite()) {
         return None;
     }
-    let gap2 = box_gap2(&ta, &tb);
-    let (d2, pa, pb) = closest_features(ta, tb, gap2 > 0.0);
-    Some((d2.max(gap2), pa, pb))
-}
-
-/// [`closest`] without the box bound; `apart` (the boxes do not touch) skips the tests for
-/// an edge piercing the other triangle.
-fn closest_features(ta: [P64; 3], tb: [P64; 3], apart: bool) -> (f64, P64, P64) {
-    for k in (0..3).filter(|_| !apart) {
+    for k in 0..3 {
         if let Some(x) = segment_pierces(ta[k], ta[(k + 1) % 3], tb) {
-            return (0.0, x, x);
+            return Some((0.0, x, x));
         }
         if let Some(x) = segment_pierces(tb[k], tb[(k + 1) % 3], ta) {
-            return (0.0, x, x);
+            return Some((0.0, x, x));
         }
     }
     let mut best = (f64::INFINITY, ta[0], tb[0]);
@@ -194,7 +186,7 @@ fn closest_features(ta: [P64; 3], tb: [P64; 3], apart: bool) -> (f64, P64, P64) 
             consider(pa, pb);
         }
     }
-    best
+    Some(best)
 }
 
 /// True when triangles `a` and `b` share a point (closed triangles, touching counts):
@@ -219,7 +211,9 @@ fn closest_features(ta: [P64; 3], tb: [P64; 3], apart: bool) -> (f64, P64, P64) 
 #[must_use]
 pub fn triangle_triangle(a: &Triangle, b: &Triangle) -> bool {
     let (ta, tb) = (corners(a), corners(b));
-    if separated(&ta, &tb) || separated(&tb, &ta) {
+    // Disjoint boxes first: exact, cheap, and right where the plane tests below round by
+    // more than the gap (corners of very different magnitudes).
+    if box_gap2(&ta, &tb) > 0.0 || separated(&ta, &tb) || separated(&tb, &ta) {
         return false;
     }
     closest(ta, tb).is_some_and(|(d2, _, _)| d2 == 0.0)
