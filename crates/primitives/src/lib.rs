@@ -97,7 +97,9 @@ pub use plane::Plane;
 pub use plane_aabb::plane_aabb;
 pub use plane_obb::plane_obb;
 pub use plane_sphere::plane_sphere;
-pub use point_triangle::{point_triangle, point_triangle_lower_bounds, PointTriangleProjection};
+pub use point_triangle::{
+    point_triangle, point_triangle_f64, point_triangle_lower_bounds, PointTriangleProjection,
+};
 pub use ray::Ray;
 pub use ray64::Ray64;
 pub use ray_aabb::{ray_aabb, ray_aabb_robust, RayAabbPrecomp};

@@ -35,7 +35,32 @@ pub struct PointTriangleProjection {
 /// assert_eq!((q.u, q.v, q.distance_squared), (0.25, 0.25, 9.0));
 /// ```
 #[must_use]
+#[inline]
 pub fn point_triangle(p: &Point3<Real>, tri: &Triangle) -> Option<PointTriangleProjection> {
+    point_triangle_f64(p, tri).map(|(proj, _)| proj)
+}
+
+/// [`point_triangle()`] with the squared distance also in f64, before its rounding to f32:
+/// finite for every finite `p` and `tri` (up to about 1.4e78), where the f32 square
+/// overflows to infinity once the distance passes about 1.8e19.
+///
+/// ```
+/// use raypick_primitives::{point_triangle_f64, Point3, Triangle};
+/// let tri = Triangle::new(
+///     Point3::new(0.0, 0.0, 0.0),
+///     Point3::new(1.0, 0.0, 0.0),
+///     Point3::new(0.0, 1.0, 0.0),
+/// );
+/// let (q, d2) = point_triangle_f64(&Point3::new(0.0, 0.0, 1e20), &tri).unwrap();
+/// assert_eq!(q.distance_squared, f32::INFINITY);
+/// assert_eq!(d2, f64::from(1e20f32).powi(2)); // the f32 coordinate, squared exactly
+/// ```
+#[must_use]
+#[inline]
+pub fn point_triangle_f64(
+    p: &Point3<Real>,
+    tri: &Triangle,
+) -> Option<(PointTriangleProjection, f64)> {
     let w = |q: &Point3<Real>| [q.x as f64, q.y as f64, q.z as f64];
     let all = [w(p), w(&tri.a), w(&tri.b), w(&tri.c)];
     if !all.iter().flatten().all(|c| c.is_finite()) {
@@ -43,12 +68,14 @@ pub fn point_triangle(p: &Point3<Real>, tri: &Triangle) -> Option<PointTriangleP
     }
     let (q, u, v) = closest_f64(all[0], all[1], all[2], all[3]);
     let d = sub(all[0], q);
-    Some(PointTriangleProjection {
+    let d2 = dot(d, d);
+    let proj = PointTriangleProjection {
         point: Point3::new(q[0] as Real, q[1] as Real, q[2] as Real),
         u: u as Real,
         v: v as Real,
-        distance_squared: dot(d, d) as Real,
-    })
+        distance_squared: d2 as Real,
+    };
+    Some((proj, d2))
 }
 
 fn lerp(a: P64, b: P64, t: f64) -> P64 {

@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use raypick_primitives::{point_triangle, Point3, PointTriangleProjection, Real, Triangle};
+use raypick_primitives::{point_triangle_f64, Point3, PointTriangleProjection, Real, Triangle};
 
 use super::Mesh;
 
@@ -32,10 +32,10 @@ impl Mesh {
     /// farther than the best point so far. The first search builds the disks (32 bytes per
     /// slot; dropped when the vertices move). Among triangles at exactly the same distance
     /// the lowest index wins. Degenerate triangles count as their edges. `None` for an empty mesh, a non-finite
-    /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. `None` too
-    /// when every triangle is farther than about 1.8e19 (the f32 square of the distance
-    /// overflows); points that far from f32 data have no meaningful nearest point. Allocates
-    /// nothing.
+    /// `p`, or a negative or NaN `max_distance`; `f32::INFINITY` means no limit. Triangles
+    /// farther than about 1.8e19, whose f32 squared distance overflows, rank by their f64
+    /// one, and their distance is its square root rounded to f32 (infinite only past
+    /// `f32::MAX`); the search then visits every slot. Allocates nothing.
     ///
     /// ```
     /// use raypick_query::Mesh;
@@ -87,8 +87,11 @@ impl Mesh {
         });
         let q = [p.x, p.y, p.z];
         let slack = 1e-5 * scale;
-        let mut best: Option<(PointTriangleProjection, usize)> = None;
+        let mut best: Option<(PointTriangleProjection, usize, f64)> = None;
         let mut best_prim = u32::MAX;
+        // Past about 1.8e19 the f32 squares are infinite: those triangles rank by their f64
+        // squares (and the traversal, whose bound stays infinite, prunes nothing).
+        let mut best_far = f64::INFINITY;
         // Depth first, nearer slots first, pruning every slot whose box or disk is farther
         // than the best point: cheaper than a priority queue for one query point, and
         // allocation-free.
@@ -99,29 +102,45 @@ impl Mesh {
                 // time (a lower bound).
                 self.tris
                     .for_each_near(range, p, scale, best2, |slot, [a, b, c], best2| {
-                        let Some(proj) = point_triangle(p, &Triangle::new(a, b, c)) else {
+                        let Some((proj, d2_64)) = point_triangle_f64(p, &Triangle::new(a, b, c))
+                        else {
                             return;
                         };
                         let d2 = proj.distance_squared;
                         if d2 > *best2 {
                             return;
                         }
+                        let far = if d2 == Real::INFINITY { d2_64 } else { 0.0 };
+                        if far > best_far {
+                            return;
+                        }
                         let prim = self.tris.prim_at(slot);
-                        if d2 < *best2 || prim < best_prim {
+                        if d2 < *best2 || far < best_far || prim < best_prim {
                             *best2 = d2;
+                            best_far = far;
                             best_prim = prim;
-                            best = Some((proj, slot.pos()));
+                            best = Some((proj, slot.pos(), d2_64));
                         }
                     });
                 ControlFlow::Continue(())
             });
-        let (proj, pos) = best?;
+        let (proj, pos, d2_64) = best?;
+        // The f32 square root where the square is finite (as before), else from the f64 one.
+        let distance = if proj.distance_squared < Real::INFINITY {
+            proj.distance_squared.sqrt()
+        } else {
+            // `max2` overflowed too: the limit checked here.
+            if d2_64.sqrt() > f64::from(max_distance) {
+                return None;
+            }
+            d2_64.sqrt() as Real
+        };
         let near = NearestPoint {
             point: proj.point,
             triangle: best_prim,
             u: proj.u,
             v: proj.v,
-            distance: proj.distance_squared.sqrt(),
+            distance,
         };
         Some((near, pos))
     }

@@ -8,9 +8,9 @@
 
 use nalgebra::Point3;
 use parry3d::shape::FeatureId;
-use raypick_primitives::{Aabb, Real};
+use raypick_primitives::Real;
 
-use super::nearest::{nearest_general, Best};
+use super::nearest::{box_distance64, nearest_general, Best};
 use super::query::HitGeometry;
 use super::solid::At;
 use super::{shape, Geometry, InstanceId, Object, Scene, SceneNearest, SceneQuery};
@@ -43,28 +43,6 @@ pub struct SceneSignedDistance64 {
     /// The scene's winding number at the query point that decided the side (see
     /// [`super::SceneSignedDistance::winding_number`]).
     pub winding_number: Real,
-}
-
-/// The f64 distance from `p` to an f32 box (0 inside), rounded down a little so that it
-/// stays a lower bound through the roundings.
-fn box_distance64(p: &Point3<f64>, b: &Aabb) -> Real {
-    if b.is_empty() {
-        return Real::INFINITY;
-    }
-    let mut d2 = 0.0;
-    for i in 0..3 {
-        let (lo, hi) = (f64::from(b.min[i]), f64::from(b.max[i]));
-        let gap = (lo - p[i]).max(p[i] - hi).max(0.0);
-        d2 += gap * gap;
-    }
-    let exact = d2.sqrt();
-    let d = (exact * (1.0 - 1e-6)) as Real;
-    // Rounded to f32 downwards.
-    if f64::from(d) > exact {
-        d.next_down()
-    } else {
-        d
-    }
 }
 
 /// True when `p` is finite and within the f32 range, the scene's world boxes being f32.

@@ -38,7 +38,30 @@ pub struct SceneNearest {
 /// Distance from `p` to the box (0 inside), rounded down a little so that it stays a lower
 /// bound through the f32 roundings.
 pub(super) fn box_distance(p: &Point3<Real>, b: &Aabb) -> Real {
-    (f64::from(b.distance_squared_to_point(p)).sqrt() * (1.0 - 1e-6)) as Real
+    box_distance64(&p.cast(), b)
+}
+
+/// The f64 distance from `p` to an f32 box (0 inside), rounded down a little so that it
+/// stays a lower bound through the roundings. In f64 so that boxes farther than about
+/// 1.8e19, whose f32 squared distance would overflow, still rank by their distance.
+pub(super) fn box_distance64(p: &nalgebra::Point3<f64>, b: &Aabb) -> Real {
+    if b.is_empty() {
+        return Real::INFINITY;
+    }
+    let mut d2 = 0.0;
+    for i in 0..3 {
+        let (lo, hi) = (f64::from(b.min[i]), f64::from(b.max[i]));
+        let gap = (lo - p[i]).max(p[i] - hi).max(0.0);
+        d2 += gap * gap;
+    }
+    let exact = d2.sqrt();
+    let d = (exact * (1.0 - 1e-6)) as Real;
+    // Rounded to f32 downwards.
+    if f64::from(d) > exact {
+        d.next_down()
+    } else {
+        d
+    }
 }
 
 pub(super) fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
@@ -90,8 +113,9 @@ impl Scene {
     /// transformed triangles in world space. Shapes
     /// project with parry's non-solid point query (a point inside
     /// a shape projects onto its boundary). Among equally near objects the lowest id wins.
-    /// A non-finite `p` or a negative or NaN `max_distance` finds nothing, and so does a
-    /// mesh farther than about 1.8e19 (see [`crate::Mesh::nearest_point`]).
+    /// A non-finite `p` or a negative or NaN `max_distance` finds nothing. Objects farther
+    /// than about 1.8e19 (where f32 squared distances overflow) rank by their f64 distances,
+    /// as in [`crate::Mesh::nearest_point`].
     #[must_use]
     pub fn nearest_point(
         &self,
