@@ -21,7 +21,7 @@ mod all_hits;
 mod batch;
 mod error;
 pub(crate) mod leaf_tris;
-mod nearest;
+pub(crate) mod nearest;
 mod overlap;
 pub(crate) mod presplit;
 pub(crate) mod ray;

@@ -252,9 +252,12 @@ impl Scene {
     }
 }
 
-/// World-space best-first search of a non-uniformly scaled instance, placed by `t` in a
-/// world frame whose origin is the f64 world point `at` (the origin for the f32 queries; the
-/// query point for the f64 ones, `t` then shifted by it).
+/// The nearest point of a non-uniformly scaled instance, placed by `t` in a world frame
+/// whose origin is the f64 world point `at` (the origin for the f32 queries; the query point
+/// for the f64 ones, `t` then shifted by it): the mesh's own nearest-first search from the
+/// object point of `p`, its boxes and triangles pruned in object space by the world bound
+/// over the transform's least stretch (a world distance is at least `min_scale` times the
+/// object one), each candidate measured exactly in world space.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn nearest_general(
     id: InstanceId,
@@ -267,40 +270,83 @@ pub(super) fn nearest_general(
     at: &nalgebra::Point3<f64>,
     best: &mut Best,
 ) {
-    mesh.tree().traverse_best_first(
-        best.bound(),
-        |b| box_distance(p, &t.box_to_world(b)),
-        |range, bound| {
-            for tri in mesh.tris.leaf_prims(range) {
-                let [a, b, c] = source.corners(tri).map(|v| t.point_to_world(&v));
-                let Some(q) = point_triangle(p, &Triangle::new(a, b, c)) else {
-                    continue;
-                };
-                let d = distance64(&q.point, p);
-                if d <= best.distance {
-                    let point64 = at + q.point.coords.cast::<f64>();
-                    best.offer(
-                        SceneNearest {
-                            instance: id,
-                            geometry: HitGeometry::Triangle {
-                                mesh: mid,
-                                triangle: tri,
-                                u: q.u,
-                                v: q.v,
-                            },
-                            point: point64.cast(),
-                            distance: d as Real,
-                            user_data,
-                        },
-                        d,
-                        point64,
-                    );
-                }
+    let po = t.point_to_object(p);
+    if !po.iter().all(|c| c.is_finite()) {
+        return;
+    }
+    // The object point's own rounding, in object units.
+    let slack = 1e-5 * crate::mesh::nearest::coordinate_scale(&mesh.bounds(), &po);
+    let stretch = t.min_scale;
+    let object_bound = |world: Real| {
+        let r = world / stretch + slack;
+        r * r
+    };
+    let scale = mesh.nearest_scale(&po);
+    let offer = |tri: u32, best: &mut Best| {
+        let [a, b, c] = source.corners(tri).map(|v| t.point_to_world(&v));
+        let Some(q) = point_triangle(p, &Triangle::new(a, b, c)) else {
+            return;
+        };
+        let d = distance64(&q.point, p);
+        if d <= best.distance {
+            let point64 = at + q.point.coords.cast::<f64>();
+            best.offer(
+                SceneNearest {
+                    instance: id,
+                    geometry: HitGeometry::Triangle {
+                        mesh: mid,
+                        triangle: tri,
+                        u: q.u,
+                        v: q.v,
+                    },
+                    point: point64.cast(),
+                    distance: d as Real,
+                    user_data,
+                },
+                d,
+                point64,
+            );
+        }
+    };
+    // A slot's bound raised by its box's distance in the world metric along the object
+    // axes (`axis_weights`), less the object point's rounding stretched by `max_scale`.
+    let weights = t.axis_weights;
+    let shift = f64::from(t.max_scale) * f64::from(slack);
+    let raise = |b: &Aabb, d: &mut Real| {
+        let mut w2 = 0.0;
+        for (a, w) in weights.iter().enumerate() {
+            let (lo, hi, x) = (f64::from(b.min[a]), f64::from(b.max[a]), f64::from(po[a]));
+            let gap = (lo - x).max(x - hi).max(0.0);
+            w2 += w * gap * gap;
+        }
+        let r = (w2.sqrt() * (1.0 - 1e-6) - shift) / f64::from(stretch);
+        if r > 0.0 {
+            let r2 = (r * r * (1.0 - 1e-6)) as Real;
+            if r2 > *d {
+                *d = r2;
             }
-            *bound = best.bound();
+        }
+    };
+    crate::mesh::with_tree!(mesh.tree(), tree => tree.traverse_nearest_first_with(
+        &po,
+        object_bound(best.bound()),
+        |k, mut within, d| {
+            let node = &tree.nodes()[k];
+            while within != 0 {
+                let i = within.trailing_zeros() as usize;
+                within &= within - 1;
+                raise(&node.child_aabb(i), &mut d[i]);
+            }
+        },
+        |range, bound2| {
+            mesh.tris
+                .for_each_near(range, &po, scale, bound2, |slot, _, bound2| {
+                    offer(mesh.tris.prim_at(slot), best);
+                    *bound2 = object_bound(best.bound());
+                });
             ControlFlow::Continue(())
         },
-    );
+    ));
 }
 
 impl SceneNearest {

@@ -20,6 +20,14 @@ pub(crate) struct InstanceTransform {
     pub uniform_scale: Option<Real>,
     /// Smallest singular value of `linear`: world distance >= this * object distance.
     pub min_scale: Real,
+    /// Largest singular value of `linear`, rounded up: world distance <= this * object
+    /// distance.
+    pub max_scale: Real,
+    /// Per object axis, a weight `w` with `|linear * v|² >= Σ w[i] v[i]²` for every `v`:
+    /// the diagonal of `linearᵀ linear` less each row's other entries (Gershgorin), so
+    /// exact for a scale followed by a rotation, the usual placement; all 0 where one would
+    /// be negative (strong shears).
+    pub axis_weights: [f64; 3],
     /// The object-to-world matrix in f64, as given (the f32 fields are its rounding).
     pub m64: Matrix4<f64>,
     /// Its inverse in f64: world rays far from the origin go to object space through this.
@@ -91,6 +99,8 @@ impl InstanceTransform {
             normal_matrix,
             uniform_scale,
             min_scale: (min_scale * (1.0 - 1e-6)) as Real,
+            max_scale: (max_scale * (1.0 + 1e-6)) as Real,
+            axis_weights: axis_weights(&linear.cast()),
             m64: *m,
             inv64: inv4,
             identity: *m == Matrix4::identity(),
@@ -225,6 +235,23 @@ impl InstanceTransform {
     }
 }
 
+/// [`InstanceTransform::axis_weights`] of `l` (the f32 map, in f64: the one the queries
+/// apply), shrunk by 1e-6 for the rounding of the products.
+fn axis_weights(l: &Matrix3<f64>) -> [f64; 3] {
+    let g = l.transpose() * l;
+    let w: [f64; 3] = std::array::from_fn(|i| {
+        let off: f64 = (0..3).filter(|&j| j != i).map(|j| g[(i, j)].abs()).sum();
+        (g[(i, i)] - off) * (1.0 - 1e-6)
+    });
+    // `G - diag(w)` is diagonally dominant, so positive semidefinite, only while every `w`
+    // is at least 0 (a clamped one would break its row): else no weights.
+    if w.iter().all(|&x| x >= 0.0) {
+        w
+    } else {
+        [0.0; 3]
+    }
+}
+
 /// The largest f32 at or below `x`.
 fn down(x: f64) -> Real {
     let f = x as Real;
@@ -248,4 +275,40 @@ fn up(x: f64) -> Real {
 /// True when every coordinate of the box is finite and the box is not empty.
 pub(crate) fn is_finite_box(b: &Aabb) -> bool {
     !b.is_empty() && b.min.iter().chain(b.max.iter()).all(|c| c.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny generator (no dependency for one test).
+    fn next(s: &mut u64) -> f64 {
+        *s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+
+    /// The weights bound `|L v|²` from below for every `v`, sheared maps included, and are
+    /// the squared scales for a scale followed by a rotation.
+    #[test]
+    fn axis_weights_bound_the_metric() {
+        let mut s = 7u64;
+        for case in 0..2000 {
+            let l = Matrix3::from_fn(|_, _| next(&mut s) * 3.0);
+            let w = axis_weights(&l);
+            for _ in 0..20 {
+                let v = nalgebra::Vector3::new(next(&mut s), next(&mut s), next(&mut s));
+                let lower: f64 = (0..3).map(|i| w[i] * v[i] * v[i]).sum();
+                assert!((l * v).norm_squared() >= lower, "case {case}: {l} {v}");
+            }
+        }
+        let scale = nalgebra::Vector3::new(1.0, 1.5, 4.0);
+        let rot = nalgebra::Rotation3::from_euler_angles(0.3, -1.1, 2.0);
+        let w = axis_weights(&(rot.matrix() * Matrix3::from_diagonal(&scale)));
+        for i in 0..3 {
+            let want = scale[i] * scale[i];
+            assert!((w[i] - want).abs() < 1e-5 * want, "{w:?}");
+        }
+    }
 }
