@@ -131,13 +131,14 @@ impl WatertightRay {
         // `1 / +0.0` where zeroed: exactly `1 / dir[i]` on every axis.
         let inv = [0, 1, 2].map(|i| if zeroed[i] { Real::INFINITY } else { recip[i] });
         // `Ray::is_valid`, with the zero-direction test on the dominant axis already found:
-        // with every component finite, `d` is zero iff `|d[kz]|` is; a dominant component
-        // whose reciprocal overflows (subnormal) counts as zero too.
+        // with every component finite, `d` is zero iff `|d[kz]|` is; a subnormal dominant
+        // component counts as zero too (it is zeroed in `dir` above, so the box test would
+        // follow no ray, while its reciprocal, finite from 2.9e-39 up, would shear one).
         let w = Self {
             origin: o,
             k: [kx, ky, kz],
             shear: [dir[kx] * sz, dir[ky] * sz, sz],
-            valid: crate::ray::all_finite(o, d) & (ad[kz] > 0.0) & sz.is_finite(),
+            valid: crate::ray::all_finite(o, d) & (ad[kz] >= Real::MIN_POSITIVE) & sz.is_finite(),
             dir,
             perm: perm as u8,
             korigin: [o[kx], o[ky], o[kz]],

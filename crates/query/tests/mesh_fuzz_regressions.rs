@@ -3,7 +3,9 @@
 //! tests: eight fixed (the mesh now answers as the kernel does; one on a pre-split mesh; one
 //! where both reported an overflow as a hit; one where the traversal's order decided between
 //! two hits a rounding apart), two grazes within rounding that the target counts apart (the
-//! mesh answers as the exact ray does).
+//! mesh answers as the exact ray does). One more from the `scene` target: a ray whose
+//! largest direction component is subnormal, which the box tests followed as no ray and the
+//! triangle test as a real one, so that it hit only under an infinite `t_max`.
 
 use raypick_primitives::{ray_triangle, Cull, Point3, Ray, Triangle, Vector3};
 use raypick_query::{Mesh, RayQuery};
@@ -497,5 +499,36 @@ fn closest_hit_near_the_origin_is_the_lowest_kernel_t() {
         let mut coherent = vec![None; 16];
         mesh.closest_hit_coherent(&rays, &q, &mut coherent).unwrap();
         assert!(coherent.iter().all(|h| *h == Some(hit)));
+    }
+}
+
+/// A subnormal dominant direction component is a zero direction for every query and every
+/// interval (it used to hit at `t` of about 1e38 under `t_max = inf` only, the box tests
+/// taking the component as zero and the triangle test not), and the smallest normal one
+/// hits under every interval that holds its `t`.
+#[test]
+fn a_subnormal_direction_hits_nothing_whatever_the_interval() {
+    let positions = points(&[[1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [1.0, -1.0, 1.0]]);
+    let triangles = vec![[0, 1, 2]];
+    let mesh = Mesh::new(positions.clone(), triangles.clone()).unwrap();
+    let origin = Point3::new(0.5, -0.25, -0.25);
+    for d in [1e-38f32, 7.6e-39, 3e-39, 1e-45] {
+        let ray = Ray::new(origin, Vector3::new(d, 0.0, 0.0));
+        for t_max in [f32::INFINITY, 3e38, 6e37] {
+            let q = RayQuery::new(0.0, t_max);
+            assert!(mesh.closest_hit(&ray, &q).is_none(), "{d:e} {t_max:e}");
+            assert!(!mesh.any_hit(&ray, &q), "{d:e} {t_max:e}");
+            assert!(mesh.all_hits(&ray, &q).is_empty(), "{d:e} {t_max:e}");
+            assert_eq!(kernel_ts(&positions, &triangles, &ray, &q), vec![None]);
+        }
+    }
+    let d = f32::MIN_POSITIVE;
+    let ray = Ray::new(origin, Vector3::new(d, 0.0, 0.0));
+    for t_max in [f32::INFINITY, 3e38, 0.6 / d] {
+        let q = RayQuery::new(0.0, t_max);
+        let hit = mesh.closest_hit(&ray, &q).expect("a normal direction hits");
+        assert!((hit.t * d - 0.5).abs() < 1e-6, "{}", hit.t);
+        assert!(mesh.any_hit(&ray, &q));
+        assert_eq!(mesh.all_hits(&ray, &q).len(), 1);
     }
 }
