@@ -130,10 +130,11 @@ impl Mesh {
             proj.distance_squared.sqrt()
         } else {
             // `max2` overflowed too: the limit checked here.
-            if d2_64.sqrt() > f64::from(max_distance) {
+            let d = d2_64.sqrt();
+            if d > f64::from(max_distance) {
                 return None;
             }
-            d2_64.sqrt() as Real
+            d as Real
         };
         let near = NearestPoint {
             point: proj.point,

@@ -48,13 +48,7 @@ pub(super) fn box_distance64(p: &nalgebra::Point3<f64>, b: &Aabb) -> Real {
     if b.is_empty() {
         return Real::INFINITY;
     }
-    let mut d2 = 0.0;
-    for i in 0..3 {
-        let (lo, hi) = (f64::from(b.min[i]), f64::from(b.max[i]));
-        let gap = (lo - p[i]).max(p[i] - hi).max(0.0);
-        d2 += gap * gap;
-    }
-    let exact = d2.sqrt();
+    let exact = weighted_gap2([p.x, p.y, p.z], b, [1.0; 3]).sqrt();
     let d = (exact * (1.0 - 1e-6)) as Real;
     // Rounded to f32 downwards.
     if f64::from(d) > exact {
@@ -62,6 +56,18 @@ pub(super) fn box_distance64(p: &nalgebra::Point3<f64>, b: &Aabb) -> Real {
     } else {
         d
     }
+}
+
+/// The squared gaps from `p` to the box `b` along each axis (0 inside its slab), in f64,
+/// weighted by `w` and summed.
+fn weighted_gap2(p: [f64; 3], b: &Aabb, w: [f64; 3]) -> f64 {
+    (0..3)
+        .map(|a| {
+            let (lo, hi) = (f64::from(b.min[a]), f64::from(b.max[a]));
+            let gap = (lo - p[a]).max(p[a] - hi).max(0.0);
+            w[a] * gap * gap
+        })
+        .sum()
 }
 
 pub(super) fn distance64(a: &Point3<Real>, b: &Point3<Real>) -> f64 {
@@ -310,15 +316,10 @@ pub(super) fn nearest_general(
     };
     // A slot's bound raised by its box's distance in the world metric along the object
     // axes (`axis_weights`), less the object point's rounding stretched by `max_scale`.
-    let weights = t.axis_weights;
     let shift = f64::from(t.max_scale) * f64::from(slack);
+    let po64 = [po.x, po.y, po.z].map(f64::from);
     let raise = |b: &Aabb, d: &mut Real| {
-        let mut w2 = 0.0;
-        for (a, w) in weights.iter().enumerate() {
-            let (lo, hi, x) = (f64::from(b.min[a]), f64::from(b.max[a]), f64::from(po[a]));
-            let gap = (lo - x).max(x - hi).max(0.0);
-            w2 += w * gap * gap;
-        }
+        let w2 = weighted_gap2(po64, b, t.axis_weights);
         let r = (w2.sqrt() * (1.0 - 1e-6) - shift) / f64::from(stretch);
         if r > 0.0 {
             let r2 = (r * r * (1.0 - 1e-6)) as Real;
