@@ -240,8 +240,9 @@ pub fn winding_term_64(p: V64, t: [V64; 3]) -> f64 {
 }
 
 /// Reruns this test binary's tests matching `filter` (all but the caller, `caller`) in child
-/// processes capped at SSE and at the scalar path (`RAYPICK_SIMD`; the path is chosen once
-/// per process), and checks that `expected` tests passed in each. Returns at once in a child.
+/// processes capped at AVX2 (where the CPU has the AVX-512 path, the default then), at SSE and
+/// at the scalar path (`RAYPICK_SIMD`; the path is chosen once per process), and checks that
+/// `expected` tests passed in each. Returns at once in a child.
 #[allow(clippy::missing_panics_doc)]
 pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
     if std::env::var_os(CHILD).is_some() {
@@ -254,7 +255,12 @@ pub fn rerun_on_every_simd_path(filter: &str, caller: &str, expected: usize) {
         "{caller}: RAYPICK_SIMD or the `scalar` feature pins the SIMD path; unset it to run \
          the tests on every path"
     );
-    rerun_with("RAYPICK_SIMD", &["sse", "scalar"], filter, caller, expected);
+    let caps: &[&str] = if raypick_primitives::simd::SimdPath::Avx512.is_available() {
+        &["avx2", "sse", "scalar"]
+    } else {
+        &["sse", "scalar"]
+    };
+    rerun_with("RAYPICK_SIMD", caps, filter, caller, expected);
 }
 
 /// Reruns this test binary's tests matching `filter` (all but `caller`) in child processes

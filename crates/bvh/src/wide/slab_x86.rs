@@ -489,8 +489,14 @@ fn packet8_avx2<L: SimdNode, V: PacketVisitor>(nodes: &[L], p: &BoxPacket, visit
     packet_with_kernel(Avx2(()), nodes, p, visitor);
 }
 
-/// Runs the packet loop with AVX2 when the CPU has it; false, having done nothing,
-/// otherwise (the caller then runs the scalar loop).
+/// The packet loop on the AVX2 kernels compiled with AVX-512 enabled (`SimdPath::Avx512`).
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
+fn packet8_avx512<L: SimdNode, V: PacketVisitor>(nodes: &[L], p: &BoxPacket, visitor: &mut V) {
+    packet_with_kernel(Avx2(()), nodes, p, visitor);
+}
+
+/// Runs the packet loop with AVX2 (or AVX-512) when the CPU has it; false, having done
+/// nothing, otherwise (the caller then runs the scalar loop).
 #[inline(always)]
 pub(crate) fn packet8<L: SimdNode, V: PacketVisitor>(
     nodes: &[L],
@@ -498,6 +504,12 @@ pub(crate) fn packet8<L: SimdNode, V: PacketVisitor>(
     visitor: &mut V,
 ) -> bool {
     match CpuPath::best() {
+        Some(cpu) if cpu.avx512() => {
+            // SAFETY: a `CpuPath` with `avx512` set is made only when the CPU has AVX2, FMA
+            // and the four AVX-512 subsets (`avx512_available`).
+            unsafe { packet8_avx512(nodes, p, visitor) };
+            true
+        }
         Some(cpu) if cpu.avx2() => {
             // SAFETY: a `CpuPath` with `avx2` set is made only when the CPU has AVX2 and
             // FMA (`avx2_available`).

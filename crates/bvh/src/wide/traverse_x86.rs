@@ -39,7 +39,21 @@ fn run8_avx2<L: SimdNode, F: RayVisitor>(
     run8_loop(Avx2(()), nodes, r, t_min, t_max, mode, leaf);
 }
 
-/// Traverses an 8-wide tree with AVX2 or SSE as `simd` proves; returns false, having done
+/// The traversal loop on the AVX2 kernels compiled with AVX-512 enabled
+/// (`SimdPath::Avx512`): the same operations, with 32 vector registers and mask compares.
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
+fn run8_avx512<L: SimdNode, F: RayVisitor>(
+    nodes: &[L],
+    r: &BoxRay,
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    leaf: &mut F,
+) {
+    run8_loop(Avx2(()), nodes, r, t_min, t_max, mode, leaf);
+}
+
+/// Traverses an 8-wide tree with AVX-512, AVX2 or SSE as `simd` proves; returns false, having done
 /// nothing, for `None` (the caller then runs the scalar loop).
 #[inline(always)]
 pub(crate) fn run8<L: SimdNode, F: RayVisitor>(
@@ -52,6 +66,9 @@ pub(crate) fn run8<L: SimdNode, F: RayVisitor>(
     leaf: &mut F,
 ) -> bool {
     match simd {
+        // SAFETY: a `CpuPath` with `avx512` set is made only when the CPU has AVX2, FMA and
+        // the four AVX-512 subsets (`avx512_available`).
+        Some(cpu) if cpu.avx512() => unsafe { run8_avx512(nodes, r, t_min, t_max, mode, leaf) },
         // SAFETY: a `CpuPath` with `avx2` set is made only when the CPU has AVX2 and FMA
         // (`avx2_available`).
         Some(cpu) if cpu.avx2() => unsafe { run8_avx2(nodes, r, t_min, t_max, mode, leaf) },
@@ -64,9 +81,11 @@ pub(crate) fn run8<L: SimdNode, F: RayVisitor>(
 /// Rays in flight in an interleaved traversal.
 const STREAM: usize = 8;
 
-/// The interleaved traversal (`wide::stream`) compiled with AVX2 and FMA enabled.
-#[target_feature(enable = "avx2,fma")]
-fn stream8_avx2<L, V, S, D>(
+/// The interleaved traversal (`wide::stream`) on the AVX2 kernel in the [`Mode`] the query
+/// needs; `#[inline(always)]` so that it compiles inside each entry point below with that
+/// entry point's target features.
+#[inline(always)]
+fn stream8_loop<L, V, S, D>(
     nodes: &[L],
     t_min: f32,
     t_max: f32,
@@ -97,8 +116,44 @@ fn stream8_avx2<L, V, S, D>(
     }
 }
 
-/// Runs the interleaved traversal when `simd` is AVX2; false, having done nothing, otherwise
-/// (the caller then runs the rays one by one).
+/// [`stream8_loop`] compiled with AVX2 and FMA enabled.
+#[target_feature(enable = "avx2,fma")]
+fn stream8_avx2<L, V, S, D>(
+    nodes: &[L],
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    next: &mut S,
+    done: &mut D,
+) where
+    L: SimdNode,
+    V: StreamRay,
+    S: FnMut() -> Option<V>,
+    D: FnMut(V),
+{
+    stream8_loop(nodes, t_min, t_max, mode, next, done);
+}
+
+/// [`stream8_loop`] compiled with AVX-512 enabled (`SimdPath::Avx512`).
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
+fn stream8_avx512<L, V, S, D>(
+    nodes: &[L],
+    t_min: f32,
+    t_max: f32,
+    mode: Mode,
+    next: &mut S,
+    done: &mut D,
+) where
+    L: SimdNode,
+    V: StreamRay,
+    S: FnMut() -> Option<V>,
+    D: FnMut(V),
+{
+    stream8_loop(nodes, t_min, t_max, mode, next, done);
+}
+
+/// Runs the interleaved traversal when `simd` is AVX2 or AVX-512; false, having done
+/// nothing, otherwise (the caller then runs the rays one by one).
 #[inline(always)]
 pub(crate) fn stream8<L, V, S, D>(
     simd: Option<CpuPath>,
@@ -116,6 +171,13 @@ where
     D: FnMut(V),
 {
     match simd {
+        // A `CpuPath` with `avx512` set is made only when the CPU has AVX2, FMA and the four
+        // AVX-512 subsets (`avx512_available`).
+        Some(cpu) if cpu.avx512() => {
+            // SAFETY: as above.
+            unsafe { stream8_avx512(nodes, t_min, t_max, mode, next, done) };
+            true
+        }
         // A `CpuPath` with `avx2` set is made only when the CPU has AVX2 and FMA
         // (`avx2_available`).
         Some(cpu) if cpu.avx2() => {

@@ -14,9 +14,9 @@ pub mod lanes_x86;
 
 /// The code path of the SIMD kernels (node tests, triangle tests).
 ///
-/// Every path gives bit-identical results; they differ only in speed. `Sse` and `Avx2` exist
-/// only on x86_64 (SSE is part of its baseline, AVX2 is detected at run time); on other
-/// targets only `Scalar` is available.
+/// Every path gives bit-identical results; they differ only in speed. `Sse`, `Avx2` and
+/// `Avx512` exist only on x86_64 (SSE is part of its baseline, the others are detected at
+/// run time); on other targets only `Scalar` is available.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SimdPath {
     /// Plain Rust, one lane at a time; the reference.
@@ -25,13 +25,22 @@ pub enum SimdPath {
     Sse,
     /// 8 lanes per instruction with AVX2 and FMA.
     Avx2,
+    /// The AVX2 kernels compiled with AVX-512 (F, VL, BW, DQ) enabled: the same 8 lanes, but
+    /// 32 vector registers (the ray's constants stay in registers through the traversal
+    /// loop) and mask-register compares. Measured 2-6% faster closest hits than `Avx2`.
+    Avx512,
 }
 
 static BEST: AtomicU8 = AtomicU8::new(u8::MAX);
 
 impl SimdPath {
     /// All paths, slowest first.
-    pub const ALL: [SimdPath; 3] = [SimdPath::Scalar, SimdPath::Sse, SimdPath::Avx2];
+    pub const ALL: [SimdPath; 4] = [
+        SimdPath::Scalar,
+        SimdPath::Sse,
+        SimdPath::Avx2,
+        SimdPath::Avx512,
+    ];
 
     /// True when this CPU can run the path.
     #[must_use]
@@ -43,6 +52,8 @@ impl SimdPath {
             SimdPath::Sse => true,
             #[cfg(target_arch = "x86_64")]
             SimdPath::Avx2 => avx2_available(),
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx512 => avx512_available(),
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -54,8 +65,8 @@ impl SimdPath {
     }
 
     /// The fastest available path, decided once per process and cached. The `scalar` cargo
-    /// feature forces `Scalar`; the environment variable `RAYPICK_SIMD` set to `scalar` or
-    /// `sse` caps the path (for testing and comparison); other values are ignored.
+    /// feature forces `Scalar`; the environment variable `RAYPICK_SIMD` set to `scalar`,
+    /// `sse` or `avx2` caps the path (for testing and comparison); other values are ignored.
     #[must_use]
     #[inline]
     pub fn best() -> SimdPath {
@@ -77,6 +88,7 @@ impl SimdPath {
         match std::env::var("RAYPICK_SIMD").as_deref() {
             Ok("scalar") => Some(SimdPath::Scalar),
             Ok("sse") => Some(SimdPath::Sse),
+            Ok("avx2") => Some(SimdPath::Avx2),
             _ => None,
         }
     }
@@ -85,7 +97,7 @@ impl SimdPath {
     #[cold]
     #[inline(never)]
     fn decide_best() -> SimdPath {
-        let cap = Self::pinned().unwrap_or(SimdPath::Avx2);
+        let cap = Self::pinned().unwrap_or(SimdPath::Avx512);
         let best = Self::available()
             .filter(|&p| p as u8 <= cap as u8)
             .last()
@@ -104,24 +116,59 @@ pub fn avx2_available() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
 
+/// True when the CPU has AVX2 and FMA and the AVX-512 subsets the `Avx512` path compiles
+/// for: F, VL (the 256-bit forms), BW and DQ.
+#[cfg(target_arch = "x86_64")]
+#[must_use]
+#[inline]
+pub fn avx512_available() -> bool {
+    avx2_available()
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512dq")
+}
+
 /// A SIMD path this CPU has (x86_64): holding one proves the target features of its kernels,
 /// so code that holds one may call them. `None` stands for the scalar path.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuPath {
     avx2: bool,
+    avx512: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl CpuPath {
-    /// `Sse`, or `Avx2` when the CPU has it; `None` for `Scalar` and an unavailable `Avx2`.
+    /// `Sse`, or `Avx2` or `Avx512` when the CPU has it; `None` for `Scalar` and an
+    /// unavailable path.
     #[must_use]
     #[inline]
     pub fn new(path: SimdPath) -> Option<Self> {
+        if path.is_available() {
+            Self::of(path)
+        } else {
+            None
+        }
+    }
+
+    /// The proof for `path`, which the caller has checked is available.
+    #[inline(always)]
+    fn of(path: SimdPath) -> Option<Self> {
         match path {
             SimdPath::Scalar => None,
-            SimdPath::Sse => Some(Self { avx2: false }),
-            SimdPath::Avx2 => avx2_available().then_some(Self { avx2: true }),
+            SimdPath::Sse => Some(Self {
+                avx2: false,
+                avx512: false,
+            }),
+            SimdPath::Avx2 => Some(Self {
+                avx2: true,
+                avx512: false,
+            }),
+            SimdPath::Avx512 => Some(Self {
+                avx2: true,
+                avx512: true,
+            }),
         }
     }
 
@@ -130,28 +177,32 @@ impl CpuPath {
     #[must_use]
     #[inline]
     pub fn best() -> Option<Self> {
-        match SimdPath::best() {
-            SimdPath::Scalar => None,
-            SimdPath::Sse => Some(Self { avx2: false }),
-            SimdPath::Avx2 => Some(Self { avx2: true }),
-        }
+        Self::of(SimdPath::best())
     }
 
-    /// True when AVX2 and FMA are available (else SSE only).
+    /// True when AVX2 and FMA are available (else SSE only); also true on the `Avx512` path,
+    /// whose kernels are the AVX2 ones.
     #[must_use]
     #[inline(always)]
     pub fn avx2(self) -> bool {
         self.avx2
     }
 
+    /// True on the `Avx512` path: the CPU has AVX2, FMA and AVX-512 F, VL, BW and DQ.
+    #[must_use]
+    #[inline(always)]
+    pub fn avx512(self) -> bool {
+        self.avx512
+    }
+
     /// The path this proves.
     #[must_use]
     #[inline]
     pub fn path(self) -> SimdPath {
-        if self.avx2 {
-            SimdPath::Avx2
-        } else {
-            SimdPath::Sse
+        match (self.avx2, self.avx512) {
+            (_, true) => SimdPath::Avx512,
+            (true, false) => SimdPath::Avx2,
+            (false, false) => SimdPath::Sse,
         }
     }
 }
