@@ -193,6 +193,15 @@ fn world(src: &Source, m: &Matrix4<f64>) -> Vec<[Point3<f64>; 3]> {
         .collect()
 }
 
+/// The largest world coordinate magnitude of instance `id`'s vertices (0 if not live).
+fn world_extent(live: &[Placed], sources: &[Source], id: InstanceId) -> f64 {
+    live.iter()
+        .filter(|p| p.id == id)
+        .flat_map(|p| world(&sources[p.mesh], &p.m64))
+        .flat_map(|t| t.into_iter().map(|v| v.coords.amax()))
+        .fold(0.0, f64::max)
+}
+
 /// The triangles of an instance placed as the pair queries place them.
 fn placed_f32(src: &Source, m: &Matrix4<Real>) -> Vec<Triangle> {
     src.1
@@ -370,7 +379,8 @@ fuzz_target!(|data: &[u8]| {
         assert!(all.windows(2).all(|w| w[0].t <= w[1].t), "all hits sorted");
         // The first crossing is the closest hit, up to the rounding by which the merged
         // triangles of an edge or vertex crossing (reported by the lowest index) differ:
-        // a few f32 steps of the coordinates along the ray.
+        // a few f32 steps of the coordinates along the ray, the instance's coordinates
+        // included (under a scale of 1e35, an object-space step is 1e28 world units).
         assert_eq!(
             all.is_empty(),
             hit.is_none(),
@@ -378,7 +388,11 @@ fuzz_target!(|data: &[u8]| {
         );
         if let (Some(first), Some(h)) = (all.first(), &hit) {
             let len = ray.dir.amax();
-            let reach = 1.0 + ray.origin.coords.amax() + h.t.abs() * len;
+            let reach = 1.0
+                + ray.origin.coords.amax()
+                + h.t.abs() * len
+                + world_extent(&live, &sources, h.instance)
+                    .max(world_extent(&live, &sources, first.instance)) as Real;
             assert!(
                 first.t >= h.t && (first.t - h.t) * len <= 1e-5 * reach,
                 "all hits start at {} against the closest {} of {ray:?}",
