@@ -26,35 +26,54 @@ fn run8_sse<L: SimdNode, F: RayVisitor>(
     run8_loop(Sse, nodes, r, t_min, t_max, mode, leaf);
 }
 
-/// The traversal loop compiled with AVX2 and FMA enabled, so that the kernel inlines into it.
-#[target_feature(enable = "avx2,fma")]
-fn run8_avx2<L: SimdNode, F: RayVisitor>(
-    nodes: &[L],
-    r: &BoxRay,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) {
-    run8_loop(Avx2(()), nodes, r, t_min, t_max, mode, leaf);
+/// The single-ray and stream entry points on the AVX2 kernels, compiled with the target
+/// features `$feat` so that the kernels inline into them.
+macro_rules! entry_points {
+    ($run:ident, $stream:ident, $feat:literal, $what:literal) => {
+        #[doc = concat!("The traversal loop compiled with ", $what, ".")]
+        #[target_feature(enable = $feat)]
+        fn $run<L: SimdNode, F: RayVisitor>(
+            nodes: &[L],
+            r: &BoxRay,
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            leaf: &mut F,
+        ) {
+            run8_loop(Avx2(()), nodes, r, t_min, t_max, mode, leaf);
+        }
+
+        #[doc = concat!("[`stream8_loop`] compiled with ", $what, ".")]
+        #[target_feature(enable = $feat)]
+        fn $stream<L, V, S, D>(
+            nodes: &[L],
+            t_min: f32,
+            t_max: f32,
+            mode: Mode,
+            next: &mut S,
+            done: &mut D,
+        ) where
+            L: SimdNode,
+            V: StreamRay,
+            S: FnMut() -> Option<V>,
+            D: FnMut(V),
+        {
+            stream8_loop(nodes, t_min, t_max, mode, next, done);
+        }
+    };
 }
 
-/// The traversal loop on the AVX2 kernels compiled with AVX-512 enabled
-/// (`SimdPath::Avx512`): the same operations, with 32 vector registers and mask compares.
-#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
-fn run8_avx512<L: SimdNode, F: RayVisitor>(
-    nodes: &[L],
-    r: &BoxRay,
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    leaf: &mut F,
-) {
-    run8_loop(Avx2(()), nodes, r, t_min, t_max, mode, leaf);
-}
+entry_points!(run8_avx2, stream8_avx2, "avx2,fma", "AVX2 and FMA enabled");
+entry_points!(
+    run8_avx512,
+    stream8_avx512,
+    "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq",
+    "AVX-512 F, VL, BW and DQ enabled (`SimdPath::Avx512`: the same operations, with 32 \
+     vector registers and mask compares)"
+);
 
-/// Traverses an 8-wide tree with AVX-512, AVX2 or SSE as `simd` proves; returns false, having done
-/// nothing, for `None` (the caller then runs the scalar loop).
+/// Traverses an 8-wide tree with AVX-512, AVX2 or SSE as `simd` proves; returns false,
+/// having done nothing, for `None` (the caller then runs the scalar loop).
 #[inline(always)]
 pub(crate) fn run8<L: SimdNode, F: RayVisitor>(
     simd: Option<CpuPath>,
@@ -114,42 +133,6 @@ fn stream8_loop<L, V, S, D>(
             k, nodes, t_min, t_max, next, done,
         ),
     }
-}
-
-/// [`stream8_loop`] compiled with AVX2 and FMA enabled.
-#[target_feature(enable = "avx2,fma")]
-fn stream8_avx2<L, V, S, D>(
-    nodes: &[L],
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    next: &mut S,
-    done: &mut D,
-) where
-    L: SimdNode,
-    V: StreamRay,
-    S: FnMut() -> Option<V>,
-    D: FnMut(V),
-{
-    stream8_loop(nodes, t_min, t_max, mode, next, done);
-}
-
-/// [`stream8_loop`] compiled with AVX-512 enabled (`SimdPath::Avx512`).
-#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
-fn stream8_avx512<L, V, S, D>(
-    nodes: &[L],
-    t_min: f32,
-    t_max: f32,
-    mode: Mode,
-    next: &mut S,
-    done: &mut D,
-) where
-    L: SimdNode,
-    V: StreamRay,
-    S: FnMut() -> Option<V>,
-    D: FnMut(V),
-{
-    stream8_loop(nodes, t_min, t_max, mode, next, done);
 }
 
 /// Runs the interleaved traversal when `simd` is AVX2 or AVX-512; false, having done
