@@ -134,8 +134,8 @@ pub fn avx512_available() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuPath {
-    avx2: bool,
-    avx512: bool,
+    /// `Sse`, `Avx2` or `Avx512`, available on this CPU.
+    path: SimdPath,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -155,21 +155,7 @@ impl CpuPath {
     /// The proof for `path`, which the caller has checked is available.
     #[inline(always)]
     fn of(path: SimdPath) -> Option<Self> {
-        match path {
-            SimdPath::Scalar => None,
-            SimdPath::Sse => Some(Self {
-                avx2: false,
-                avx512: false,
-            }),
-            SimdPath::Avx2 => Some(Self {
-                avx2: true,
-                avx512: false,
-            }),
-            SimdPath::Avx512 => Some(Self {
-                avx2: true,
-                avx512: true,
-            }),
-        }
+        (path != SimdPath::Scalar).then_some(Self { path })
     }
 
     /// [`CpuPath::new`] on [`SimdPath::best`], without detecting again: `best` only ever
@@ -185,25 +171,21 @@ impl CpuPath {
     #[must_use]
     #[inline(always)]
     pub fn avx2(self) -> bool {
-        self.avx2
+        self.path as u8 >= SimdPath::Avx2 as u8
     }
 
     /// True on the `Avx512` path: the CPU has AVX2, FMA and AVX-512 F, VL, BW and DQ.
     #[must_use]
     #[inline(always)]
     pub fn avx512(self) -> bool {
-        self.avx512
+        self.path == SimdPath::Avx512
     }
 
     /// The path this proves.
     #[must_use]
     #[inline]
     pub fn path(self) -> SimdPath {
-        match (self.avx2, self.avx512) {
-            (_, true) => SimdPath::Avx512,
-            (true, false) => SimdPath::Avx2,
-            (false, false) => SimdPath::Sse,
-        }
+        self.path
     }
 }
 
