@@ -254,9 +254,11 @@ class _Queries:
         Rays shaped as an image, ``(H, W, 6)`` (or origins and directions of ``(H, W, 3)``,
         or a stack of images ``(..., H, W, 6)``), such as a camera's rays through every
         pixel, are cast in 4 x 4 tiles of neighbouring pixels, each tile as one packet:
-        the same answers as the flattened batch, faster when the rays of a tile run side by
-        side. Give camera rays in that shape rather than flattened. (A :class:`Scene` given
-        float64 rays answers them on its float64 path, ray by ray.)
+        the same answers as one ray at a time, faster when the rays of a tile run side by
+        side. A flat ``(n, 6)`` batch that holds an image's rays row after row (trimesh's
+        ``camera_rays``, a reshaped frame) is recognised from its rays and tiled the same
+        way. (A :class:`Scene` given float64 rays answers them on its float64 path, ray by
+        ray.)
         """
         o, d, lead = _rays(origins, directions)
         r = self._native.rays("closest", o, d, self._kw(t_min, t_max, cull, threads, **kw))

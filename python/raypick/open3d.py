@@ -114,7 +114,8 @@ class RaycastingScene:
         ``geometry_ids`` and ``primitive_ids`` uint32 ``S``, ``primitive_uvs`` float32
         ``S + (2,)``, ``primitive_normals`` float32 ``S + (3,)`` (unit geometric normal),
         for rays of shape ``S + (6,)``. Rays of an image, such as ``create_rays_pinhole``'s
-        ``(H, W, 6)``, are cast in 4 x 4 tiles as packets: keep them in that shape."""
+        ``(H, W, 6)``, are cast in 4 x 4 tiles as packets, and so are flat rays that hold an
+        image's row after row."""
         r, _, lead = _rays(self._rays(rays), None)
         target = self._target
         # The closest hits without the columns open3d does not return (see "cast").

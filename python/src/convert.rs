@@ -10,6 +10,7 @@ use numpy::ndarray::{ArrayView2, ArrayViewD, CowArray, Ix2, IxDyn};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use raypick::primitives::{Point3, Ray, Ray64, Vector3};
+use raypick::query::image_rows::row_width;
 
 use crate::RaypickError;
 
@@ -292,7 +293,8 @@ pub struct RayInput<'a> {
     directions: Option<Stored<'a>>,
     len: usize,
     /// The length of the second-to-last axis of arrays of three or more axes (an image's
-    /// width for `(H, W, 6)` rays), whose rays the queries may cast in tiles.
+    /// width for `(H, W, 6)` rays), or the row width of a flat batch that is an image's rows
+    /// ([`row_width`]): the queries may cast its rays in tiles.
     width: Option<usize>,
 }
 
@@ -303,7 +305,7 @@ impl<'a> RayInput<'a> {
             Floats::F32(a) => a.shape(),
             Floats::F64(a) => a.shape(),
         };
-        let width = (shape.len() >= 3).then(|| shape[shape.len() - 2]);
+        let shaped = (shape.len() >= 3).then(|| shape[shape.len() - 2]);
         let origins = Stored::of(origins);
         let directions = directions.map(Stored::of);
         let len = match &directions {
@@ -316,12 +318,42 @@ impl<'a> RayInput<'a> {
                 no
             }
         };
-        Ok(Self {
+        let mut input = Self {
             origins,
             directions,
             len,
-            width,
-        })
+            width: shaped,
+        };
+        // A flat batch that is an image's rays row after row is cast in tiles too.
+        if input.width.is_none() {
+            input.width = row_width(len, |i| input.parts(i));
+        }
+        Ok(input)
+    }
+
+    /// Ray `i`'s origin and direction in f64, as stored.
+    fn parts(&self, i: usize) -> Option<([f64; 3], [f64; 3])> {
+        if i >= self.len {
+            return None;
+        }
+        let (k, off) = match self.directions {
+            None => (6, 3),
+            Some(_) => (3, 0),
+        };
+        fn row(s: &Stored<'_>, k: usize, i: usize, off: usize) -> [f64; 3] {
+            match s {
+                Stored::F32(a) => {
+                    let r = a.rows(k);
+                    std::array::from_fn(|j| f64::from(r.get(i, off + j)))
+                }
+                Stored::F64(a) => {
+                    let r = a.rows(k);
+                    std::array::from_fn(|j| r.get(i, off + j))
+                }
+            }
+        }
+        let d = self.directions.as_ref().unwrap_or(&self.origins);
+        Some((row(&self.origins, k, i, 0), row(d, k, i, off)))
     }
 
     /// The number of rays.
@@ -331,7 +363,8 @@ impl<'a> RayInput<'a> {
 
     /// For rays given as an image (three or more axes, such as `(H, W, 6)` or origins and
     /// directions of `(H, W, 3)`), the image's width `W`: consecutive runs of `W` rays are
-    /// its rows. `None` for a flat batch.
+    /// its rows. A flat batch gets the width [`row_width`] finds in its rays (an image's
+    /// pixels row after row), else `None`.
     pub fn image_width(&self) -> Option<usize> {
         self.width
     }

@@ -1,5 +1,7 @@
 """raypick's native API against float64 brute force, on random triangle soups and the bunny."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -376,27 +378,53 @@ def image_rays(V, height, width, dtype=np.float32):
     return np.concatenate([np.broadcast_to(eye, d.shape), d], axis=-1).astype(dtype)
 
 
+COLUMNS = ("t", "hit", "instance", "triangle", "uv", "point", "normal", "front_face")
+
+
+def shuffled(n):
+    """A permutation of `n` rays and its inverse: a flat batch in this order holds no image
+    rows for the native layer to find, so it is cast one ray at a time."""
+    perm = np.random.default_rng(n).permutation(n)
+    return perm, np.argsort(perm)
+
+
+def one_at_a_time(target, rays6, **kw):
+    """`target.closest_hit` of flat rays cast in a shuffled order, put back in order."""
+    perm, inv = shuffled(len(rays6))
+    h = target.closest_hit(rays6[perm], **kw)
+    return types.SimpleNamespace(**{c: getattr(h, c)[inv] for c in COLUMNS})
+
+
+def any_one_at_a_time(target, rays6, **kw):
+    perm, inv = shuffled(len(rays6))
+    return target.any_hit(rays6[perm], **kw)[inv]
+
+
 @pytest.mark.parametrize("height,width", [(37, 53), (64, 48), (5, 3), (3, 200), (1, 7)])
 def test_rays_shaped_as_an_image_give_the_flat_batch_answers(height, width):
     # Image-shaped rays are cast in 4 x 4 tiles (packets); sizes that are no multiple of 4
-    # leave rays outside every tile. Each ray's answer is the flat batch's, column by column.
+    # leave rays outside every tile. A flat batch of the same rays in row order is found to
+    # be an image's and cast in tiles too. Each ray's answer is the one cast alone.
     V, F = bunny()
     m = raypick.Mesh(V, F)
     rays = image_rays(V, height, width)
-    flat = m.closest_hit(rays.reshape(-1, 6))
+    flat = one_at_a_time(m, rays.reshape(-1, 6))
     assert flat.hit.any() and not flat.hit.all()
     for threads in (1, 2):
         img = m.closest_hit(rays, threads=threads)
+        rows = m.closest_hit(rays.reshape(-1, 6), threads=threads)
         assert img.t.shape == (height, width) and img.point.shape == (height, width, 3)
-        for col in ("t", "hit", "instance", "triangle", "uv", "point", "normal", "front_face"):
-            np.testing.assert_array_equal(
-                getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col
-            )
+        for col in COLUMNS:
+            want = getattr(flat, col)
+            np.testing.assert_array_equal(getattr(img, col).reshape(want.shape), want, err_msg=col)
+            np.testing.assert_array_equal(getattr(rows, col), want, err_msg=col)
         # Any hits, over the whole ray and over a stretch that ends inside the bunny.
         for t_max in (np.inf, float(np.median(flat.t[flat.hit]))):
             any_img = m.any_hit(rays, t_max=t_max, threads=threads)
             assert any_img.shape == (height, width)
-            np.testing.assert_array_equal(any_img.ravel(), m.any_hit(rays.reshape(-1, 6), t_max=t_max))
+            want = any_one_at_a_time(m, rays.reshape(-1, 6), t_max=t_max)
+            np.testing.assert_array_equal(any_img.ravel(), want)
+            np.testing.assert_array_equal(m.any_hit(rays.reshape(-1, 6), t_max=t_max, threads=threads), want)
     # Origins and directions as two image arrays, and a stack of two images.
     two = m.closest_hit(rays[..., :3], rays[..., 3:])
     np.testing.assert_array_equal(two.triangle.ravel(), flat.triangle)
@@ -412,7 +440,7 @@ def test_first_triangle_kind_is_the_closest_hits_triangle(height, width):
     V, F = bunny()
     m = raypick.Mesh(V, F)
     rays = image_rays(V, height, width)
-    flat = m.closest_hit(rays.reshape(-1, 6))
+    flat = one_at_a_time(m, rays.reshape(-1, 6))
     want = np.where(flat.hit, flat.triangle.astype(np.int64), -1)
     assert (want >= 0).any() and (want == -1).any()
     kw = m._kw(0.0, float("inf"), "none", None, strict=False)
@@ -435,14 +463,16 @@ def test_image_rays_on_a_scene_give_the_flat_batch_answers():
     s.add_instance(mid, T)
     for dtype in (np.float32, np.float64):
         rays = image_rays(V, 41, 66, dtype)
-        flat = s.closest_hit(rays.reshape(-1, 6))
+        flat = one_at_a_time(s, rays.reshape(-1, 6))
         img = s.closest_hit(rays, threads=2)
+        rows = s.closest_hit(rays.reshape(-1, 6))
         assert set(np.unique(flat.instance[flat.hit])) == {0, 1}
         np.testing.assert_array_equal(s.any_hit(rays).ravel(), flat.hit)
-        for col in ("t", "hit", "instance", "triangle", "uv", "point", "normal", "front_face"):
-            np.testing.assert_array_equal(
-                getattr(img, col).reshape(getattr(flat, col).shape), getattr(flat, col), err_msg=col
-            )
+        np.testing.assert_array_equal(s.any_hit(rays.reshape(-1, 6)), flat.hit)
+        for col in COLUMNS:
+            want = getattr(flat, col)
+            np.testing.assert_array_equal(getattr(img, col).reshape(want.shape), want, err_msg=col)
+            np.testing.assert_array_equal(getattr(rows, col), want, err_msg=col)
 
 
 def test_a_bad_ray_of_an_image_is_named_by_its_flat_index():

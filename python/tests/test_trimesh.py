@@ -187,3 +187,24 @@ def test_rays_through_face_diagonals_cross_a_box_twice(edge_report):
     _, rray = Reference(box).intersects_id(o, d)
     doubled = int((np.bincount(rray, minlength=len(o)) != 2).sum())
     edge_report(doubled, len(o), "rays through face diagonals (ray_triangle counts other than 2)")
+
+
+def test_camera_rays_in_trimesh_order_give_the_answers_of_one_ray_at_a_time():
+    # trimesh's `camera_rays` are an image's, column after column, flat: the native layer
+    # finds the columns and casts the rays in tiles. Each answer is the one cast alone, as
+    # in a shuffled batch (no rows to find).
+    mesh = trimesh.creation.icosphere(subdivisions=4)
+    scene = mesh.scene()
+    scene.camera.resolution = (120, 90)
+    o, d, _ = scene.camera_rays()
+    r = RayMeshIntersector(mesh)
+    perm = np.random.default_rng(3).permutation(len(o))
+    inv = np.argsort(perm)
+    first = r.intersects_first(o, d)
+    assert (first >= 0).any() and (first == -1).any()
+    np.testing.assert_array_equal(first, r.intersects_first(o[perm], d[perm])[inv])
+    np.testing.assert_array_equal(r.intersects_any(o, d), r.intersects_any(o[perm], d[perm])[inv])
+    tri, ray, loc = r.intersects_id(o, d, multiple_hits=False, return_locations=True)
+    want = np.full(len(o), -1)
+    want[ray] = tri
+    np.testing.assert_array_equal(want, first)

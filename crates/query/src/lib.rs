@@ -4,6 +4,7 @@
 //! nearest points, and overlap queries, singly or in parallel batches.
 
 pub mod camera;
+pub mod image_rows;
 pub mod mesh;
 mod par;
 pub mod persist;
