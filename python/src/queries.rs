@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 use raypick::primitives::{Cull, Point3};
+use raypick::query::image_rows::{tile_order, TILE};
 
 use crate::convert::{arr1, arr2, points, Coord, FloatArg, RayInput};
 use crate::pool;
@@ -136,37 +137,6 @@ pub trait NearestTarget: Sync {
 /// to come from the allocator's heap rather than fresh zeroed pages: one buffer of the
 /// whole batch's hits cost about a third of the time of a batch on the bunny.
 const FILL_CHUNK: usize = 1024;
-
-/// Rows of an image per band of 4 x 4 tiles.
-const TILE: usize = 4;
-
-/// The rays of a task in the order an image is cast in tiles: `order[k]` is the task's ray
-/// (row-major, rows of `width` rays, the task starting on a band of [`TILE`] rows) cast
-/// `k`-th. The whole tiles of each band come first, 16 rays each, row by row within a
-/// tile; then the rays no whole tile holds (the columns past the last multiple of 4, and a
-/// last band of fewer than 4 rows), in their order.
-fn tile_order(len: usize, width: usize, order: &mut Vec<u32>) {
-    order.clear();
-    let full_cols = width / TILE * TILE;
-    let full_bands = len / (TILE * width);
-    for band in 0..full_bands {
-        let base = band * TILE * width;
-        for col in (0..full_cols).step_by(TILE) {
-            for row in 0..TILE {
-                let at = base + row * width + col;
-                order.extend((at..at + TILE).map(|i| i as u32));
-            }
-        }
-    }
-    for band in 0..full_bands {
-        let base = band * TILE * width;
-        for row in 0..TILE {
-            let at = base + row * width;
-            order.extend((at + full_cols..at + width).map(|i| i as u32));
-        }
-    }
-    order.extend((full_bands * TILE * width..len).map(|i| i as u32));
-}
 
 /// The task's rays `buf` put in tile order into `tiled` ([`tile_order`], kept in `order`
 /// for the answers' way back).

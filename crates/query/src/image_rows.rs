@@ -4,7 +4,8 @@
 //! scan lines, any `(H * W, 6)` reshape) lose the shape that lets a batch cast them in 4 x 4
 //! tiles as packets. Their order still shows it: within a row each ray is a small, steady
 //! step from the one before, and ray `W` is about one step from ray 0, the pixel below it.
-//! [`row_width`] finds that `W` and checks it at rows spread over the batch. A wrong answer
+//! [`row_width`] finds that `W` and checks it at rows spread over the batch, and
+//! [`tile_order`] gives the order to cast such rows in, 4 x 4 tiles at a time. A wrong width
 //! costs only speed: the packet queries give exactly the single-ray answers for any grouping
 //! of the rays.
 
@@ -130,6 +131,42 @@ pub fn row_width(len: usize, ray: impl Fn(usize) -> Option<([f64; 3], [f64; 3])>
     Some(width)
 }
 
+/// Rows of an image per band of tiles, and rays per tile row: tiles are `TILE` x `TILE`.
+pub const TILE: usize = 4;
+
+/// The rays `0..len` of rows of `width` rays (row-major, starting on a band of [`TILE`]
+/// rows) in the order to cast them as tiles, into `order` (cleared first): `order[k]` is
+/// the ray cast `k`-th. The whole tiles of each band come first, [`TILE`] x [`TILE`] rays
+/// each, row by row within a tile; then the rays no whole tile holds (the columns past the
+/// last multiple of [`TILE`], and a last band of fewer rows), in their order. Every ray
+/// appears once; a `width` of 0 leaves the rays in their order.
+pub fn tile_order(len: usize, width: usize, order: &mut Vec<u32>) {
+    order.clear();
+    if width == 0 {
+        order.extend((0..len).map(|i| i as u32));
+        return;
+    }
+    let full_cols = width / TILE * TILE;
+    let full_bands = len / (TILE * width);
+    for band in 0..full_bands {
+        let base = band * TILE * width;
+        for col in (0..full_cols).step_by(TILE) {
+            for row in 0..TILE {
+                let at = base + row * width + col;
+                order.extend((at..at + TILE).map(|i| i as u32));
+            }
+        }
+    }
+    for band in 0..full_bands {
+        let base = band * TILE * width;
+        for row in 0..TILE {
+            let at = base + row * width;
+            order.extend((at + full_cols..at + width).map(|i| i as u32));
+        }
+    }
+    order.extend((full_bands * TILE * width..len).map(|i| i as u32));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +203,40 @@ mod tests {
         };
         assert_eq!(row_width(300 * 200, ortho), Some(300));
         assert_eq!(found, 12);
+    }
+
+    /// Every ray once, whole tiles first and each a 4 x 4 block of the image.
+    #[test]
+    fn tile_order_is_a_permutation_of_whole_tiles_then_the_rest() {
+        let mut order = Vec::new();
+        let mut cases = 0;
+        for (len, width) in [
+            (0, 5),
+            (7, 3),
+            (16, 4),
+            (40, 10),
+            (53 * 37, 53),
+            (1000, 0),
+            (35, 9),
+        ] {
+            tile_order(len, width, &mut order);
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert!(seen.iter().copied().eq(0..len as u32), "{len} {width}");
+            if width >= TILE {
+                let tiles = (len / (TILE * width)) * (width / TILE);
+                for (t, tile) in order.chunks(TILE * TILE).take(tiles).enumerate() {
+                    let (r0, c0) = (tile[0] as usize / width, tile[0] as usize % width);
+                    assert_eq!((r0 % TILE, c0 % TILE), (0, 0), "tile {t}");
+                    for (k, &i) in tile.iter().enumerate() {
+                        let i = i as usize;
+                        assert_eq!((i / width - r0, i % width - c0), (k / TILE, k % TILE));
+                    }
+                }
+            }
+            cases += 1;
+        }
+        assert_eq!(cases, 7);
     }
 
     #[test]

@@ -57,16 +57,64 @@ pub(crate) fn fill_groups<T: Send>(
     packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
 ) {
     fill_chunks(rays, out, |rays, out| {
-        let mut singles = 0usize;
-        for (rays, out) in rays.chunks(group).zip(out.chunks_mut(group)) {
-            if singles > 0 {
-                singles -= 1;
-                for (ray, slot) in rays.iter().zip(out) {
-                    *slot = single(ray);
-                }
-            } else if packet(rays, out) {
-                singles = SINGLES_AFTER_WASTE;
-            }
-        }
+        groups(rays, out, group, &single, &packet)
     });
+}
+
+/// One task of [`fill_groups`]: its rays in groups of `group`.
+fn groups<T>(
+    rays: &[Ray],
+    out: &mut [T],
+    group: usize,
+    single: &impl Fn(&Ray) -> T,
+    packet: &impl Fn(&[Ray], &mut [T]) -> bool,
+) {
+    let mut singles = 0usize;
+    for (rays, out) in rays.chunks(group).zip(out.chunks_mut(group)) {
+        if singles > 0 {
+            singles -= 1;
+            for (ray, slot) in rays.iter().zip(out) {
+                *slot = single(ray);
+            }
+        } else if packet(rays, out) {
+            singles = SINGLES_AFTER_WASTE;
+        }
+    }
+}
+
+/// About this many rays per task of [`fill_tiled`]: whole bands of tiles, at least one.
+const TILED_CHUNK: usize = 1024;
+
+/// [`fill_groups`] for the rays of an image, rows of `width` rays after each other (see
+/// `image_rows`): in parallel over bands of [`TILE`](crate::image_rows::TILE) rows, each
+/// band's rays gathered in tile order ([`tile_order`](crate::image_rows::tile_order)) into
+/// a buffer its thread keeps, answered in groups, and the answers put back in place. The
+/// caller has checked that the lengths agree.
+pub(crate) fn fill_tiled<T: Send + Copy + Default>(
+    rays: &[Ray],
+    out: &mut [T],
+    width: usize,
+    group: usize,
+    single: impl Fn(&Ray) -> T + Sync,
+    packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
+) {
+    use crate::image_rows::{tile_order, TILE};
+    let band = TILE * width.max(1);
+    let chunk = (TILED_CHUNK / band).max(1) * band;
+    rays.par_chunks(chunk)
+        .zip(out.par_chunks_mut(chunk))
+        .for_each_init(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(order, tiled, answers): &mut (Vec<u32>, Vec<Ray>, Vec<T>), (rays, out)| {
+                tile_order(rays.len(), width, order);
+                tiled.clear();
+                tiled.extend(order.iter().map(|&i| rays[i as usize]));
+                answers.clear();
+                answers.resize(rays.len(), T::default());
+                groups(tiled, answers, group, &single, &packet);
+                for (&i, &a) in order.iter().zip(answers.iter()) {
+                    out[i as usize] = a;
+                }
+            },
+        );
 }

@@ -2,7 +2,10 @@
 
 use raypick_primitives::{Ray, Real};
 
+use raypick_bvh::wide::PACKET_RAYS;
+
 use super::{Hit, Mesh, MeshError, RayQuery};
+use crate::image_rows::row_width;
 use crate::par;
 
 /// The mesh size from which batch queries run as streams. Measured (paired runs, 100,000
@@ -23,6 +26,24 @@ pub(super) fn check(rays: usize, results: usize) -> Result<(), MeshError> {
             outputs: results,
         })
     }
+}
+
+/// Batches of at least this many rays are looked at for an image's rows
+/// ([`row_width`]), to be cast in tiles: smaller ones gain little, and the Python layer's
+/// tasks (1,024 rays, tiled by that layer itself when they are an image's) stay below it.
+const TILE_FROM_RAYS: usize = 4096;
+
+/// The row width of `rays` when they are an image's rows, at least [`TILE_FROM_RAYS`] of
+/// them ([`row_width`]).
+fn image_width(rays: &[Ray]) -> Option<usize> {
+    if rays.len() < TILE_FROM_RAYS {
+        return None;
+    }
+    let parts = |r: &Ray| {
+        let v = |a: [Real; 3]| a.map(f64::from);
+        (v(r.origin.into()), v(r.dir.into()))
+    };
+    row_width(rays.len(), |i| rays.get(i).map(parts))
 }
 
 /// How close two consecutive rays must pass, over the mesh, to follow each other: a share
@@ -62,20 +83,25 @@ impl Mesh {
         2 * close >= rays.len() - 1
     }
 
-    /// A batch query: `one(ray)` for every ray in parallel, or on a mesh that [`streams`]
-    /// `stream(rays, out)` for each chunk, except a chunk [`Mesh::in_sequence`], which runs
-    /// `one(ray)` ray after ray.
+    /// A batch query: for a batch of an image's rays row after row (at least
+    /// [`TILE_FROM_RAYS`], see [`row_width`]), `packet(rays, out)` on its 4 x 4 tiles, as
+    /// the coherent queries run them; otherwise `one(ray)` for every ray in parallel, or on
+    /// a mesh that [`streams`] `stream(rays, out)` for each chunk, except a chunk
+    /// [`Mesh::in_sequence`], which runs `one(ray)` ray after ray.
     ///
     /// [`streams`]: Mesh::streams
-    fn batch<T: Send>(
+    fn batch<T: Send + Copy + Default>(
         &self,
         rays: &[Ray],
         out: &mut [T],
         one: impl Fn(&Ray) -> T + Sync,
         stream: impl Fn(&[Ray], &mut [T]) + Sync,
+        packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
     ) -> Result<(), MeshError> {
         check(rays.len(), out.len())?;
-        if !self.streams() {
+        if let Some(width) = image_width(rays) {
+            par::fill_tiled(rays, out, width, PACKET_RAYS, one, packet);
+        } else if !self.streams() {
             par::fill(rays, out, one);
         } else {
             par::fill_chunks(rays, out, |rays, out| {
@@ -100,12 +126,16 @@ impl Mesh {
     /// [`Mesh::closest_hit`] for every ray, in parallel: `out[i]` gets ray `i`'s answer,
     /// exactly what the single-ray call returns. Allocates nothing per ray.
     ///
-    /// On meshes of 300,000 triangles or more, each thread runs its rays as a stream: 8 rays
-    /// take turns through the tree, each starting to load the node or leaf it needs next
-    /// while the others work, so that their cache misses overlap (the `compare` benchmark's
-    /// `raypick-batch` rows measure it); smaller meshes, which stay in the caches, run one
-    /// ray at a time, and so do chunks of rays that follow each other closely (the rows of a
-    /// render: each ray finds in the caches what the last one loaded).
+    /// A batch of at least 4,096 rays that is an image's, row after row (a render's or a
+    /// depth camera's pixels, a LiDAR's scan lines; found from the rays themselves, see
+    /// [`row_width`](crate::image_rows::row_width)), is cast in 4 x 4 tiles as packets, as
+    /// [`Mesh::closest_hit_coherent`] casts tiles. Otherwise, on meshes of 300,000 triangles
+    /// or more, each thread runs its rays as a stream: 8 rays take turns through the tree,
+    /// each starting to load the node or leaf it needs next while the others work, so that
+    /// their cache misses overlap (the `compare` benchmark's `raypick-batch` rows measure
+    /// it); smaller meshes, which stay in the caches, run one ray at a time, and so do
+    /// chunks of rays that follow each other closely (each ray finds in the caches what the
+    /// last one loaded). Every path gives the single-ray answers.
     ///
     /// Errors with [`MeshError::BatchLengthMismatch`] (touching nothing) when `out` and
     /// `rays` differ in length.
@@ -120,6 +150,7 @@ impl Mesh {
             out,
             |ray| self.closest_hit(ray, query),
             |r, o| self.closest_hit_stream(r, query, o),
+            |r, o| self.closest_hit_packet(r, query, |_| query.t_max, o),
         )
     }
 
@@ -136,6 +167,7 @@ impl Mesh {
             out,
             |ray| self.any_hit(ray, query),
             |r, o| self.any_hit_stream(r, query, o),
+            |r, o| self.any_hit_packet(r, query, o),
         )
     }
 }
