@@ -26,6 +26,8 @@ const STEP_RATIO: f64 = 4.0;
 /// The rows checked, spread over the batch.
 const CHECKS: usize = 32;
 
+use raypick_primitives::{Ray, Real};
+
 /// A ray as an origin and a direction, in f64 (any length, not normalized).
 type Parts = ([f64; 3], [f64; 3]);
 
@@ -58,15 +60,17 @@ impl Steps {
     }
 }
 
-/// The row width `W` of a flat batch of `len` rays that is an image's, row after row (`ray(i)`
-/// gives ray `i`'s origin and direction, of any length): `Some(W)` when ray `W` is the first ray after ray 3 within 2.5 steps of
-/// ray 0 and, at [`CHECKS`] rows spread over the batch, neighbours in a row and in a column
-/// stay within [`STEP_RATIO`] of the first row's step, with directions no more than 0.02
-/// radians apart. `None` for batches of fewer than [`MIN_RAYS`] rays or of fewer than four
-/// rows of at least four rays, scattered rays (random pixels, random directions), identical
-/// neighbours, and any ray the checks read that is non-finite or has a zero direction.
+/// The row width `W` of a flat batch of `len` rays that is an image's, row after row
+/// (`ray(i)` gives ray `i`'s origin and direction, of any length): `Some(W)` when ray `W`
+/// is the first ray after ray 3 within 2.5 steps of ray 0 (a step: the angle and the
+/// origins' distance between rays 0 and 1) and, at 32 rows spread over the batch,
+/// neighbours in a row and in a column stay within 4 times that step either way, with
+/// directions no more than 0.02 radians apart. `None` for batches of fewer than
+/// [`MIN_RAYS`] rays or of fewer than four rows of at least four rays, rows wider than
+/// [`MAX_WIDTH`], scattered rays (random pixels, random directions), identical neighbours,
+/// and any ray the checks read that is non-finite or has a zero direction.
 ///
-/// Reads about `W + 4 * CHECKS` rays.
+/// Reads about `W + 160` rays.
 ///
 /// ```
 /// use raypick_query::image_rows::row_width;
@@ -129,6 +133,24 @@ pub fn row_width(len: usize, ray: impl Fn(usize) -> Option<([f64; 3], [f64; 3])>
         }
     }
     Some(width)
+}
+
+/// Batches of at least this many rays are looked at for an image's rows ([`batch_width`]),
+/// to be cast in tiles: smaller ones gain little, and the Python layer's tasks (1,024 rays,
+/// tiled by that layer itself when they are an image's) stay below it.
+const TILE_FROM_RAYS: usize = 4096;
+
+/// The row width of a batch query's `rays` when they are an image's rows, at least
+/// [`TILE_FROM_RAYS`] of them ([`row_width`]): the batch queries then cast them in tiles.
+pub(crate) fn batch_width(rays: &[Ray]) -> Option<usize> {
+    if rays.len() < TILE_FROM_RAYS {
+        return None;
+    }
+    let parts = |r: &Ray| {
+        let v = |a: [Real; 3]| a.map(f64::from);
+        (v(r.origin.into()), v(r.dir.into()))
+    };
+    row_width(rays.len(), |i| rays.get(i).map(parts))
 }
 
 /// Rows of an image per band of tiles, and rays per tile row: tiles are `TILE` x `TILE`.

@@ -205,3 +205,69 @@ fn one_object_scenes_answer_as_with_the_top_level_box_test() {
         assert!(hits > rays.len() / 4, "{name}: {hits} hits");
     }
 }
+
+/// A frame's rays row after row, as a flat batch over a scene of several objects (two
+/// instances of the bunny, one mirrored, and a ball): the batch finds the rows and casts
+/// them in tiles, and every answer is the single-ray one, for the default, bounded, culled
+/// and masked queries, with invalid rays in the frame.
+#[test]
+fn frames_over_scenes_of_several_objects_match_single_queries() {
+    use parry3d::shape::SharedShape;
+    use raypick_primitives::{Isometry3, Point3};
+    let tm = bunny();
+    let b = tm.bounds();
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(tm.mesh());
+    scene.add_instance(id, &Matrix4::identity()).unwrap();
+    let mirror = Matrix4::new_translation(&Vector3::new(b.extents().x * 0.7, 0.0, 0.0))
+        * Matrix4::new_nonuniform_scaling(&Vector3::new(-1.0, 1.0, 1.0));
+    let second = scene.add_instance(id, &mirror).unwrap();
+    scene.set_mask(second, 2).unwrap();
+    let c = b.center();
+    scene
+        .add_shape(
+            SharedShape::ball(b.half_extents().norm() * 0.2),
+            &Isometry3::translation(c.x, c.y - b.extents().y * 0.4, c.z),
+        )
+        .unwrap();
+    scene.update();
+    let world = b.grow(&(c + b.extents()));
+    let (w, h) = (90usize, 60usize);
+    let r = world.half_extents().norm();
+    let eye = world.center() + Vector3::new(0.3, 0.4, 1.0).normalize() * (3.0 * r);
+    let fwd = (world.center() - eye).normalize();
+    let right = fwd.cross(&Vector3::y()).normalize();
+    let up = right.cross(&fwd);
+    let mut rays: Vec<Ray> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| {
+            let sx = (x as f32 + 0.5) / w as f32 - 0.5;
+            let sy = (y as f32 + 0.5) / h as f32 - 0.5;
+            Ray::new(eye, fwd + right * (0.5 * sx) + up * (0.5 * sy))
+        })
+        .collect();
+    for y in (2..h).step_by(5) {
+        rays[y * w + 7] = Ray::new(Point3::new(f32::NAN, 0.0, 0.0), fwd);
+    }
+    let parts = |r: &Ray| {
+        let v = |a: [f32; 3]| a.map(f64::from);
+        (v(r.origin.into()), v(r.dir.into()))
+    };
+    let found = raypick_query::image_rows::row_width(rays.len(), |i| rays.get(i).map(parts));
+    assert_eq!(found, Some(w), "the frame's rows are found");
+    let queries = [
+        SceneQuery::default(),
+        SceneQuery::from(RayQuery::new(2.5 * r, 3.2 * r)),
+        SceneQuery::from(RayQuery::default().with_cull(Cull::Back)),
+        SceneQuery::default().with_mask(1),
+    ];
+    let counts = check(&scene, &rays, &queries, "frame");
+    assert!(
+        counts[0] > rays.len() / 10 && counts[0] < rays.len(),
+        "{counts:?}"
+    );
+    assert!(
+        counts[3] < counts[0],
+        "the mask hides the second bunny: {counts:?}"
+    );
+}

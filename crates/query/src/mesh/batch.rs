@@ -5,7 +5,7 @@ use raypick_primitives::{Ray, Real};
 use raypick_bvh::wide::PACKET_RAYS;
 
 use super::{Hit, Mesh, MeshError, RayQuery};
-use crate::image_rows::row_width;
+use crate::image_rows::batch_width;
 use crate::par;
 
 /// The mesh size from which batch queries run as streams. Measured (paired runs, 100,000
@@ -26,24 +26,6 @@ pub(super) fn check(rays: usize, results: usize) -> Result<(), MeshError> {
             outputs: results,
         })
     }
-}
-
-/// Batches of at least this many rays are looked at for an image's rows
-/// ([`row_width`]), to be cast in tiles: smaller ones gain little, and the Python layer's
-/// tasks (1,024 rays, tiled by that layer itself when they are an image's) stay below it.
-const TILE_FROM_RAYS: usize = 4096;
-
-/// The row width of `rays` when they are an image's rows, at least [`TILE_FROM_RAYS`] of
-/// them ([`row_width`]).
-fn image_width(rays: &[Ray]) -> Option<usize> {
-    if rays.len() < TILE_FROM_RAYS {
-        return None;
-    }
-    let parts = |r: &Ray| {
-        let v = |a: [Real; 3]| a.map(f64::from);
-        (v(r.origin.into()), v(r.dir.into()))
-    };
-    row_width(rays.len(), |i| rays.get(i).map(parts))
 }
 
 /// How close two consecutive rays must pass, over the mesh, to follow each other: a share
@@ -83,8 +65,8 @@ impl Mesh {
         2 * close >= rays.len() - 1
     }
 
-    /// A batch query: for a batch of an image's rays row after row (at least
-    /// [`TILE_FROM_RAYS`], see [`row_width`]), `packet(rays, out)` on its 4 x 4 tiles, as
+    /// A batch query: for a batch of an image's rays row after row ([`batch_width`]),
+    /// `packet(rays, out)` on its 4 x 4 tiles, as
     /// the coherent queries run them; otherwise `one(ray)` for every ray in parallel, or on
     /// a mesh that [`streams`] `stream(rays, out)` for each chunk, except a chunk
     /// [`Mesh::in_sequence`], which runs `one(ray)` ray after ray.
@@ -99,7 +81,7 @@ impl Mesh {
         packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
     ) -> Result<(), MeshError> {
         check(rays.len(), out.len())?;
-        if let Some(width) = image_width(rays) {
+        if let Some(width) = batch_width(rays) {
             par::fill_tiled(rays, out, width, PACKET_RAYS, one, packet);
         } else if !self.streams() {
             par::fill(rays, out, one);

@@ -91,7 +91,12 @@ impl Scene {
 
     /// [`Scene::any_hit`] of each ray of a tile (at most [`PACKET`] rays) into `out`; true
     /// when a mesh's packet wasted its work.
-    fn any_hit_tile(&self, rays: &[Ray], query: &SceneQuery<'_>, out: &mut [bool]) -> bool {
+    pub(super) fn any_hit_tile(
+        &self,
+        rays: &[Ray],
+        query: &SceneQuery<'_>,
+        out: &mut [bool],
+    ) -> bool {
         out.fill(false);
         if !(query.t_min <= query.t_max) {
             return false;
@@ -136,7 +141,7 @@ impl Scene {
 
     /// [`Scene::closest_hit`] of each ray of a tile (at most [`PACKET`] rays) into `out`;
     /// true when a mesh's packet wasted its work.
-    fn closest_hit_tile(
+    pub(super) fn closest_hit_tile(
         &self,
         rays: &[Ray],
         query: &SceneQuery<'_>,

@@ -4,6 +4,7 @@ use std::ops::ControlFlow;
 
 use parry3d::shape::FeatureId;
 
+use raypick_bvh::wide::PACKET_RAYS;
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
 use super::{shape, Geometry, InstanceId, MeshId, Object, Scene, SceneError};
@@ -460,8 +461,11 @@ impl Scene {
     /// triangles or more) hands the batch to that mesh, in the instance's frame, so that it
     /// gains as the mesh's own batch does. The query's filter is then asked once for the
     /// batch rather than once per ray, and two buffers are allocated per batch (the rays in
-    /// the instance's frame, the mesh's hits). Other scenes answer one ray at a time,
-    /// allocating nothing.
+    /// the instance's frame, the mesh's hits). Other scenes answer a batch of 4,096 rays
+    /// or more that is an image's rows (found from the rays, see
+    /// [`row_width`](crate::image_rows::row_width)) in 4 x 4 tiles, as
+    /// [`Scene::closest_hit_coherent`] answers tiles, with a buffer per task; any other
+    /// batch one ray at a time, allocating nothing.
     ///
     /// # Errors
     /// [`SceneError::BatchLengthMismatch`] (touching nothing) when the lengths differ.
@@ -481,6 +485,15 @@ impl Scene {
             crate::par::fill_from(&hits, out, |h| {
                 h.map(|h| self.mesh_hit(sole.id, sole.obj, sole.mesh_id, &h))
             });
+        } else if let Some(width) = crate::image_rows::batch_width(rays) {
+            crate::par::fill_tiled(
+                rays,
+                out,
+                width,
+                PACKET_RAYS,
+                |ray| self.closest_hit(ray, query),
+                |rays, out| self.closest_hit_tile(rays, query, out),
+            );
         } else {
             crate::par::fill(rays, out, |ray| self.closest_hit(ray, query));
         }
@@ -504,6 +517,15 @@ impl Scene {
             sole.mesh
                 .any_hit_batch(&local, &query.ray_query(), out)
                 .map_err(|_| unequal(rays.len()))?;
+        } else if let Some(width) = crate::image_rows::batch_width(rays) {
+            crate::par::fill_tiled(
+                rays,
+                out,
+                width,
+                PACKET_RAYS,
+                |ray| self.any_hit(ray, query),
+                |rays, out| self.any_hit_tile(rays, query, out),
+            );
         } else {
             crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
         }
