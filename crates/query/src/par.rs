@@ -118,3 +118,26 @@ pub(crate) fn fill_tiled<T: Send + Copy + Default>(
             },
         );
 }
+
+/// A batch answered ray by ray (`single`), or, when its rays are an image's rows
+/// ([`batch_width`](crate::image_rows::batch_width)), in tiles of
+/// [`PACKET_RAYS`](raypick_bvh::wide::PACKET_RAYS) through `packet` ([`fill_tiled`]). The
+/// caller has checked that the lengths agree.
+pub(crate) fn fill_rows_or_each<T: Send + Copy + Default>(
+    rays: &[Ray],
+    out: &mut [T],
+    single: impl Fn(&Ray) -> T + Sync,
+    packet: impl Fn(&[Ray], &mut [T]) -> bool + Sync,
+) {
+    match crate::image_rows::batch_width(rays) {
+        Some(width) => fill_tiled(
+            rays,
+            out,
+            width,
+            raypick_bvh::wide::PACKET_RAYS,
+            single,
+            packet,
+        ),
+        None => fill(rays, out, single),
+    }
+}

@@ -4,7 +4,6 @@ use std::ops::ControlFlow;
 
 use parry3d::shape::FeatureId;
 
-use raypick_bvh::wide::PACKET_RAYS;
 use raypick_primitives::{Cull, Point3, Ray, Real, Unit, Vector3};
 
 use super::{shape, Geometry, InstanceId, MeshId, Object, Scene, SceneError};
@@ -485,17 +484,13 @@ impl Scene {
             crate::par::fill_from(&hits, out, |h| {
                 h.map(|h| self.mesh_hit(sole.id, sole.obj, sole.mesh_id, &h))
             });
-        } else if let Some(width) = crate::image_rows::batch_width(rays) {
-            crate::par::fill_tiled(
+        } else {
+            crate::par::fill_rows_or_each(
                 rays,
                 out,
-                width,
-                PACKET_RAYS,
                 |ray| self.closest_hit(ray, query),
                 |rays, out| self.closest_hit_tile(rays, query, out),
             );
-        } else {
-            crate::par::fill(rays, out, |ray| self.closest_hit(ray, query));
         }
         Ok(())
     }
@@ -517,17 +512,13 @@ impl Scene {
             sole.mesh
                 .any_hit_batch(&local, &query.ray_query(), out)
                 .map_err(|_| unequal(rays.len()))?;
-        } else if let Some(width) = crate::image_rows::batch_width(rays) {
-            crate::par::fill_tiled(
+        } else {
+            crate::par::fill_rows_or_each(
                 rays,
                 out,
-                width,
-                PACKET_RAYS,
                 |ray| self.any_hit(ray, query),
                 |rays, out| self.any_hit_tile(rays, query, out),
             );
-        } else {
-            crate::par::fill(rays, out, |ray| self.any_hit(ray, query));
         }
         Ok(())
     }
