@@ -331,15 +331,20 @@ impl<'a> RayInput<'a> {
         Ok(input)
     }
 
+    /// Floats per row, and the direction's offset in its row.
+    fn layout(&self) -> (usize, usize) {
+        match self.directions {
+            None => (6, 3),
+            Some(_) => (3, 0),
+        }
+    }
+
     /// Ray `i`'s origin and direction in f64, as stored.
     fn parts(&self, i: usize) -> Option<([f64; 3], [f64; 3])> {
         if i >= self.len {
             return None;
         }
-        let (k, off) = match self.directions {
-            None => (6, 3),
-            Some(_) => (3, 0),
-        };
+        let (k, off) = self.layout();
         fn row(s: &Stored<'_>, k: usize, i: usize, off: usize) -> [f64; 3] {
             match s {
                 Stored::F32(a) => {
@@ -380,11 +385,7 @@ impl<'a> RayInput<'a> {
         out: &mut Vec<C::Ray>,
     ) -> Result<(), (usize, String)> {
         out.clear();
-        // (floats per row, the direction's offset in its row)
-        let (k, off) = match self.directions {
-            None => (6, 3),
-            Some(_) => (3, 0),
-        };
+        let (k, off) = self.layout();
         let d = self.directions.as_ref().unwrap_or(&self.origins);
         match (&self.origins, d) {
             (Stored::F32(o), Stored::F32(d)) => {

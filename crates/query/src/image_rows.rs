@@ -140,17 +140,24 @@ pub fn row_width(len: usize, ray: impl Fn(usize) -> Option<([f64; 3], [f64; 3])>
 /// tiled by that layer itself when they are an image's) stay below it.
 const TILE_FROM_RAYS: usize = 4096;
 
-/// The row width of a batch query's `rays` when they are an image's rows, at least
-/// [`TILE_FROM_RAYS`] of them ([`row_width`]): the batch queries then cast them in tiles.
-pub(crate) fn batch_width(rays: &[Ray]) -> Option<usize> {
-    if rays.len() < TILE_FROM_RAYS {
-        return None;
-    }
+/// [`row_width`] of `rays`: the row width when they are an image's rays row after row.
+#[must_use]
+pub fn ray_row_width(rays: &[Ray]) -> Option<usize> {
     let parts = |r: &Ray| {
         let v = |a: [Real; 3]| a.map(f64::from);
         (v(r.origin.into()), v(r.dir.into()))
     };
     row_width(rays.len(), |i| rays.get(i).map(parts))
+}
+
+/// The row width of a batch query's `rays` when they are an image's rows, at least
+/// [`TILE_FROM_RAYS`] of them ([`ray_row_width`]): the batch queries then cast them in
+/// tiles.
+pub(crate) fn batch_width(rays: &[Ray]) -> Option<usize> {
+    if rays.len() < TILE_FROM_RAYS {
+        return None;
+    }
+    ray_row_width(rays)
 }
 
 /// Rows of an image per band of tiles, and rays per tile row: tiles are `TILE` x `TILE`.

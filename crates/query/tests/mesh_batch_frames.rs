@@ -1,5 +1,5 @@
 //! `Mesh::closest_hit_batch` and `Mesh::any_hit_batch` on flat batches that are a frame's
-//! rays row after row, which they find (`image_rows::row_width`) and cast in 4 x 4 tiles as
+//! rays row after row, which they find (`image_rows::ray_row_width`) and cast in 4 x 4 tiles as
 //! packets: every answer equals the single-ray query's, compared with `==`, for pinhole and
 //! orthographic frames in row and in column order, widths that are no multiple of 4, a
 //! partial last row, invalid rays inside the frame, bounded and culled queries, both node
@@ -10,7 +10,7 @@ mod mesh_util;
 
 use mesh_util::*;
 use raypick_primitives::{Aabb, Cull, Ray, Vector3};
-use raypick_query::image_rows::row_width;
+use raypick_query::image_rows::ray_row_width;
 use raypick_query::{Mesh, RayQuery};
 use raypick_test_support::scale;
 
@@ -55,15 +55,6 @@ fn frame(
     }
 }
 
-/// The row width the batch queries find in `rays`, as they read them.
-fn width_of(rays: &[Ray]) -> Option<usize> {
-    let parts = |r: &Ray| {
-        let v = |a: [f32; 3]| a.map(f64::from);
-        (v(r.origin.into()), v(r.dir.into()))
-    };
-    row_width(rays.len(), |i| rays.get(i).map(parts))
-}
-
 /// Both batch queries against the single-ray ones on `rays`; returns the hits.
 fn check(mesh: &Mesh, what: &str, rays: &[Ray], q: &RayQuery) -> usize {
     let mut closest = vec![None; rays.len()];
@@ -102,7 +93,7 @@ fn frames_in_flat_batches_give_the_single_ray_answers() {
                 let rays = frame(&b, dir, w, h, ortho, by_column);
                 let long = if by_column { h } else { w };
                 assert_eq!(
-                    width_of(&rays),
+                    ray_row_width(&rays),
                     Some(long),
                     "{}: the frame is found",
                     tm.name
@@ -130,7 +121,7 @@ fn frames_in_flat_batches_give_the_single_ray_answers() {
                 let bad = [Vector3::zeros(), Vector3::new(f32::NAN, 0.0, -1.0)];
                 rays[y * w2 + 5] = Ray::new(rays[y * w2 + 5].origin, bad[y % 2]);
             }
-            assert_eq!(width_of(&rays), Some(w2));
+            assert_eq!(ray_row_width(&rays), Some(w2));
             check(
                 &mesh,
                 &format!("{} partial", tm.name),
@@ -152,9 +143,9 @@ fn frames_and_scattered_rays_on_a_streamed_mesh() {
     assert!(mesh.len() >= 300_000, "{} triangles", mesh.len());
     let b = tm.bounds();
     let rays = frame(&b, Vector3::new(0.3, 0.4, -0.9), 80, 60, false, false);
-    assert_eq!(width_of(&rays), Some(80));
+    assert_eq!(ray_row_width(&rays), Some(80));
     assert!(check(&mesh, "frame", &rays, &RayQuery::default()) > 1000);
     let scattered = random_rays(&b, 5000, 9);
-    assert_eq!(width_of(&scattered), None);
+    assert_eq!(ray_row_width(&scattered), None);
     check(&mesh, "scattered", &scattered, &RayQuery::default());
 }

@@ -249,11 +249,7 @@ fn frames_over_scenes_of_several_objects_match_single_queries() {
     for y in (2..h).step_by(5) {
         rays[y * w + 7] = Ray::new(Point3::new(f32::NAN, 0.0, 0.0), fwd);
     }
-    let parts = |r: &Ray| {
-        let v = |a: [f32; 3]| a.map(f64::from);
-        (v(r.origin.into()), v(r.dir.into()))
-    };
-    let found = raypick_query::image_rows::row_width(rays.len(), |i| rays.get(i).map(parts));
+    let found = raypick_query::image_rows::ray_row_width(&rays);
     assert_eq!(found, Some(w), "the frame's rows are found");
     let queries = [
         SceneQuery::default(),

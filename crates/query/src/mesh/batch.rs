@@ -66,10 +66,10 @@ impl Mesh {
     }
 
     /// A batch query: for a batch of an image's rays row after row ([`batch_width`]),
-    /// `packet(rays, out)` on its 4 x 4 tiles, as
-    /// the coherent queries run them; otherwise `one(ray)` for every ray in parallel, or on
-    /// a mesh that [`streams`] `stream(rays, out)` for each chunk, except a chunk
-    /// [`Mesh::in_sequence`], which runs `one(ray)` ray after ray.
+    /// `packet(rays, out)` on its 4 x 4 tiles, as the coherent queries run them; otherwise
+    /// `one(ray)` for every ray in parallel, or on a mesh that [`streams`] `stream(rays,
+    /// out)` for each chunk, except a chunk [`Mesh::in_sequence`], which runs `one(ray)` ray
+    /// after ray.
     ///
     /// [`streams`]: Mesh::streams
     fn batch<T: Send + Copy + Default>(
