@@ -9,6 +9,8 @@
 //! costs only speed: the packet queries give exactly the single-ray answers for any grouping
 //! of the rays.
 
+use raypick_primitives::{Ray, Real};
+
 /// Fewer rays than this are never taken for an image: too few tiles to pay for the look.
 pub const MIN_RAYS: usize = 256;
 
@@ -25,8 +27,6 @@ const STEP_RATIO: f64 = 4.0;
 
 /// The rows checked, spread over the batch.
 const CHECKS: usize = 32;
-
-use raypick_primitives::{Ray, Real};
 
 /// A ray as an origin and a direction, in f64 (any length, not normalized).
 type Parts = ([f64; 3], [f64; 3]);
@@ -55,7 +55,7 @@ struct Steps {
 }
 
 impl Steps {
-    fn gap(&self, a: &([f64; 3], [f64; 3]), b: &([f64; 3], [f64; 3])) -> f64 {
+    fn gap(&self, a: &Parts, b: &Parts) -> f64 {
         norm(sub(a.1, b.1)) / self.angle + norm(sub(a.0, b.0)) / self.offset
     }
 }
@@ -70,7 +70,7 @@ impl Steps {
 /// [`MAX_WIDTH`], scattered rays (random pixels, random directions), identical neighbours,
 /// and any ray the checks read that is non-finite or has a zero direction.
 ///
-/// Reads about `W + 160` rays.
+/// Reads at most `W + 200` rays.
 ///
 /// ```
 /// use raypick_query::image_rows::row_width;
